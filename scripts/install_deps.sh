@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs everything Mneme needs on a Debian 12 machine: system packages from
+# apt (product + tests) and the npm test oracles (never linked into the
+# product). Idempotent: installs only what is missing, so `make run` and
+# `make test` can call it every time.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  cmake ninja-build g++ make pkg-config
+  clang libclang-rt-14-dev          # libFuzzer + sanitizer runtimes
+  libpcre2-dev                      # pre-tokenizer regexes (UTF + UCP + JIT)
+  nlohmann-json3-dev                # JSON (templates, CLI inputs)
+  libcli11-dev                      # command line
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nodejs npm                        # test oracles only
+  clang-format clang-tidy
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# node/npm may come from outside apt (e.g. a preinstalled Node.js): accept them.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  filtered=()
+  for p in "${missing[@]}"; do
+    [[ "$p" == nodejs || "$p" == npm ]] || filtered+=("$p")
+  done
+  missing=("${filtered[@]+"${filtered[@]}"}")
+fi
+
+if ((${#missing[@]})); then
+  echo "install_deps: apt-get install ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# npm test oracles (versions pinned in tests/oracle/package.json + lock).
+if [[ ! -f tests/oracle/node_modules/.mneme-installed ]] ||
+   [[ tests/oracle/package.json -nt tests/oracle/node_modules/.mneme-installed ]]; then
+  echo "install_deps: npm install (tests/oracle)"
+  (cd tests/oracle && npm install --no-audit --no-fund --omit=optional)
+  touch tests/oracle/node_modules/.mneme-installed
+fi
