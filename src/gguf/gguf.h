@@ -54,6 +54,8 @@ std::string_view ValueTypeName(ValueType t);
 
 // ggml tensor types, numbered as in the file. Only the ones we know the block
 // layout of are accepted; anything else is an "unknown tensor type" error.
+// (Knowing a type's layout is enough to validate and list it; which types the
+// kernels can compute with is the model module's business.)
 enum class TensorType : uint32_t {
   kF32 = 0,
   kF16 = 1,
@@ -69,12 +71,24 @@ enum class TensorType : uint32_t {
   kQ5_K = 13,
   kQ6_K = 14,
   kQ8_K = 15,
+  kIQ2_XXS = 16,
+  kIQ2_XS = 17,
+  kIQ3_XXS = 18,
+  kIQ1_S = 19,
+  kIQ4_NL = 20,
+  kIQ3_S = 21,
+  kIQ2_S = 22,
+  kIQ4_XS = 23,
   kI8 = 24,
   kI16 = 25,
   kI32 = 26,
   kI64 = 27,
   kF64 = 28,
+  kIQ1_M = 29,
   kBF16 = 30,
+  kTQ1_0 = 34,
+  kTQ2_0 = 35,
+  kMXFP4 = 39,
 };
 
 struct TensorTypeInfo {
@@ -84,14 +98,26 @@ struct TensorTypeInfo {
 };
 // Returns nullptr for a type id we do not know.
 const TensorTypeInfo* FindTensorTypeInfo(uint32_t type_id);
+inline const TensorTypeInfo* FindTensorTypeInfo(TensorType t) {
+  return FindTensorTypeInfo(static_cast<uint32_t>(t));
+}
+
+// Limits the reader enforces (see docs/gguf.md).
+inline constexpr uint32_t kMaxDims = 4;     // GGML_MAX_DIMS
+inline constexpr int kMaxArrayNesting = 8;  // arrays of arrays of ...
+inline constexpr uint64_t kDefaultAlignment = 32;
 
 struct Value;
+// An array value. Every element has `element_type`; elements of a nested
+// array are themselves arrays (each with its own element type).
 struct Array {
   ValueType element_type = ValueType::kUint8;
   std::vector<Value> items;
 };
 
 // One metadata value. Strings point into the mapped file (zero copy).
+// Unsigned integer types hold uint64_t, signed ones int64_t, F32/F64 double,
+// BOOL bool, STRING string_view and ARRAY shared_ptr<const Array>.
 struct Value {
   ValueType type = ValueType::kUint8;
   std::variant<uint64_t, int64_t, double, bool, std::string_view, std::shared_ptr<const Array>> v;
@@ -105,7 +131,7 @@ struct Value {
   std::optional<bool> AsBool() const;
   std::optional<std::string_view> AsString() const;
   const Array* AsArray() const;
-  // Human-readable, for `mneme info` (arrays abbreviated).
+  // Human-readable, for `mneme info` (arrays and long strings abbreviated).
   std::string DebugString(size_t max_items = 8) const;
 };
 
@@ -113,7 +139,7 @@ struct TensorInfo {
   std::string_view name;
   std::vector<uint64_t> shape;  // ggml order: shape[0] is the contiguous dimension
   TensorType type = TensorType::kF32;
-  uint64_t offset = 0;          // relative to the start of the data section
+  uint64_t offset = 0;  // relative to the start of the data section
   uint64_t num_elements = 0;
   uint64_t num_bytes = 0;
 };
@@ -136,6 +162,8 @@ class GgufFile {
   uint64_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }  // absolute file offset of tensor data
   uint64_t file_size() const { return bytes_.size(); }
+  // The whole file (e.g. to fingerprint a model).
+  std::span<const uint8_t> bytes() const { return bytes_; }
 
   // Metadata, in file order.
   const std::vector<std::pair<std::string_view, Value>>& metadata() const { return metadata_; }
@@ -143,6 +171,10 @@ class GgufFile {
 
   // Typed getters. A missing key is NOT_FOUND ("FILE: missing required key
   // 'k'"), a wrong type is DATA_LOSS ("FILE: key 'k' has type X, expected Y").
+  // GetUint/GetInt accept any integer type whose value fits (a negative value
+  // is an error for GetUint); GetFloat accepts F32, F64 and integers.
+  // GetFloatArray takes F32/F64 elements, GetInt32Array integer elements that
+  // fit in int32. GetStringArray's views point into the file.
   Result<std::string_view> GetString(std::string_view key) const;
   Result<uint64_t> GetUint(std::string_view key) const;
   Result<int64_t> GetInt(std::string_view key) const;
@@ -154,16 +186,21 @@ class GgufFile {
 
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const TensorInfo* FindTensor(std::string_view name) const;
-  // The tensor's bytes inside the mapping.
+  // The tensor's bytes inside the mapping (`t` must come from tensors()).
+  // The pointer is aligned to min(alignment(), 4096) for Open (mmap is page
+  // aligned) and to min(alignment(), 16) for FromBytes (malloc); with
+  // general.alignment < 4 a float view may be misaligned, so copy (memcpy)
+  // rather than reinterpret_cast when alignment() is smaller than the type.
   std::span<const uint8_t> TensorData(const TensorInfo& t) const;
 
  private:
   GgufFile() = default;
-  static Result<GgufFile> Parse(GgufFile file);
+  static Result<GgufFile> Parse(GgufFile file);                // gguf_parser.cc
+  Status Error(StatusCode code, std::string_view what) const;  // "NAME: what"
 
   std::string name_;
-  MappedFile mapping_;             // when opened from a path
-  std::vector<uint8_t> owned_;     // when parsed from bytes
+  MappedFile mapping_;          // when opened from a path
+  std::vector<uint8_t> owned_;  // when parsed from bytes
   std::span<const uint8_t> bytes_;
   uint32_t version_ = 0;
   uint64_t alignment_ = 32;
@@ -172,6 +209,8 @@ class GgufFile {
   std::map<std::string_view, size_t, std::less<>> metadata_index_;
   std::vector<TensorInfo> tensors_;
   std::map<std::string_view, size_t, std::less<>> tensor_index_;
+
+  friend class Parser;
 };
 
 }  // namespace mneme::gguf
