@@ -2,10 +2,11 @@
 //
 //   source --Lexer--> tokens --Parser--> AST --Interpreter(context)--> text
 //
-// Semantics follow Hugging Face's chat-template environment: trim_blocks and
-// lstrip_blocks on, keep_trailing_newline off, `raise_exception(msg)`,
-// `strftime_now(fmt)`, `tojson` as Python's json.dumps (ensure_ascii=False is
-// NOT used by transformers' tojson... see docs/chat-templates.md).
+// Semantics follow Hugging Face's chat-template environment as implemented by
+// @huggingface/jinja (trim_blocks and lstrip_blocks on, one trailing newline of
+// the source dropped, `raise_exception(msg)`, `strftime_now(fmt)`, JS-style
+// value printing and tojson); docs/jinja.md lists where and why we follow it
+// rather than Python's Jinja2.
 // Byte-for-byte agreement with @huggingface/jinja is tested on every template
 // in ../shared/templates.
 //
