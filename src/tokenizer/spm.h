@@ -5,9 +5,17 @@
 //
 // Encode receives text that already has spaces replaced by "▁" and the space
 // prefix applied (Tokenizer does both); it never contains special tokens.
+//
+//   "▁hello" -> symbols ▁ h e l l o -> best-scored pair first:
+//   ▁ h e ll o -> ▁ h e llo -> ▁ hello -> ▁hello  (each step a vocab token)
+//
+// Characters are split by the lead byte's length without validating the
+// continuation bytes (as llama.cpp does), so invalid UTF-8 falls back to one
+// <0xXX> token per byte and never fails.
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,12 +30,14 @@ class SpmEncoder {
   static Result<std::unique_ptr<SpmEncoder>> Create(const Vocab& vocab);
   ~SpmEncoder();
 
+  // Appends the ids of `text` to `out`.
   void Encode(std::string_view text, std::vector<TokenId>* out) const;
 
  private:
   SpmEncoder() = default;
   const Vocab* vocab_ = nullptr;
-  std::vector<TokenId> byte_tokens_;  // byte value -> <0xXX> id (or kNoToken)
+  // byte value -> <0xXX> token, else the one-byte token, else unk (or kNoToken).
+  TokenId byte_tokens_[256] = {};
 };
 
 }  // namespace mneme
