@@ -13,12 +13,14 @@
 #include <string_view>
 #include <vector>
 
+#include "util/utf8.h"
+
 namespace mneme::jinja {
 
 // Decodes one code point at `s[*i]` and advances `*i`. Invalid bytes decode
 // as themselves (one byte each) so nothing is ever lost or read past the end.
 char32_t DecodeUtf8(std::string_view s, size_t* i);
-void AppendUtf8(char32_t cp, std::string* out);
+using ::mneme::AppendUtf8;  // util/utf8.h
 
 // Splits into code points, each as its own UTF-8 string (Array.from(str)).
 std::vector<std::string> SplitCodePoints(std::string_view s);
