@@ -10,6 +10,8 @@ namespace mneme::app {
 void AddInfoCommand(CLI::App& app);       // mneme info -m FILE.gguf
 void AddTokenizeCommands(CLI::App& app);  // mneme tokenize / detokenize
 void AddRenderCommand(CLI::App& app);     // mneme render
+void AddGenerateCommand(CLI::App& app);   // mneme generate
+void AddMakeModelCommand(CLI::App& app);  // mneme make-model
 
 void SetExitCode(int code);
 int ExitCode();

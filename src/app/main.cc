@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   mneme::app::AddInfoCommand(app);
   mneme::app::AddTokenizeCommands(app);
   mneme::app::AddRenderCommand(app);
+  mneme::app::AddGenerateCommand(app);
+  mneme::app::AddMakeModelCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

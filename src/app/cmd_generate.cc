@@ -1,0 +1,191 @@
+// `mneme generate`: a raw completion of one prompt, on the command line.
+//
+//   mneme generate -m MODEL.gguf -p PROMPT [-n N] [--temp T] [--seed S]
+//                  [--threads N] [--ids] [--no-bos] [--timings]
+//
+// The prompt is tokenized with special-token text such as <|im_start|>
+// recognized (as llama.cpp's CLI does) and BOS first whenever the vocabulary
+// has one, unless --no-bos (even where the vocabulary's add_bos is false, as
+// for Qwen: a raw completion starts from BOS; no EOS is ever appended). It is
+// evaluated and up to N tokens are generated (greedy at --temp 0, the
+// default; otherwise pure temperature sampling, no top-k/top-p, from --seed).
+// Generation stops early at an end-of-generation token (not printed) or when
+// the model's context is full (a note on stderr).
+//
+// Output: the generated text, streamed token by token as UTF-8-safe text
+// (IncrementalDecoder), with no newline added; with --ids only the generated
+// ids, space separated, on one line. --timings prints load time and tokens
+// per second to stderr. Errors print "mneme generate: <message>" to stderr
+// and exit 1 (a prompt longer than the context is one).
+//
+// For now this runs the scalar ReferenceForward (src/model/); the paged,
+// batched engine will replace it.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/commands.h"
+#include "gguf/gguf.h"
+#include "model/model_config.h"
+#include "model/reference_forward.h"
+#include "model/sampler.h"
+#include "model/weights.h"
+#include "tokenizer/tokenizer.h"
+#include "util/thread_pool.h"
+
+namespace mneme::app {
+namespace {
+
+struct GenerateOptions {
+  std::string model;
+  std::string prompt;
+  int n_predict = 128;
+  float temperature = 0.0f;
+  std::optional<uint64_t> seed;
+  int threads = 0;  // 0: one per hardware thread
+  bool ids = false;
+  bool no_bos = false;
+  bool timings = false;
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "mneme generate: %s\n", message.c_str());
+  return 1;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int RunGenerate(const GenerateOptions& options) {
+  if (options.n_predict < 0) return Fail("-n must be >= 0");
+  const auto load_start = std::chrono::steady_clock::now();
+  Result<gguf::GgufFile> file = gguf::GgufFile::Open(options.model);
+  if (!file.ok()) return Fail(file.status().message());
+  Result<model::ModelConfig> config = model::ModelConfig::FromGguf(*file);
+  if (!config.ok()) return Fail(config.status().message());
+  Result<model::ModelWeights> weights = model::ModelWeights::Load(*file, *config);
+  if (!weights.ok()) return Fail(weights.status().message());
+  Result<Tokenizer> tokenizer = Tokenizer::FromGguf(*file);
+  if (!tokenizer.ok()) return Fail(tokenizer.status().message());
+  if (static_cast<int64_t>(tokenizer->vocab().size()) != config->vocab_size) {
+    return Fail(options.model + ": the tokenizer has " + std::to_string(tokenizer->vocab().size()) +
+                " tokens but the model " + std::to_string(config->vocab_size));
+  }
+  const double load_s = SecondsSince(load_start);
+
+  SamplingParams sampling;
+  sampling.temperature = options.temperature;
+  sampling.seed = options.seed;
+  sampling.penalty_last_n = 0;
+  Result<Sampler> sampler = Sampler::Create(sampling, static_cast<int32_t>(config->vocab_size),
+                                            tokenizer->vocab().eog_ids);
+  if (!sampler.ok()) return Fail(sampler.status().message());
+
+  std::vector<TokenId> prompt;
+  const Vocab& vocab = tokenizer->vocab();
+  if (!options.no_bos && vocab.IsValid(vocab.bos_id)) prompt.push_back(vocab.bos_id);
+  const std::vector<TokenId> text_ids =
+      tokenizer->Encode(options.prompt, {.add_special = false, .parse_special = true});
+  prompt.insert(prompt.end(), text_ids.begin(), text_ids.end());
+  if (prompt.empty()) {
+    return Fail("the prompt is empty and no BOS token is added: nothing to continue from");
+  }
+  if (static_cast<int64_t>(prompt.size()) > config->context_length) {
+    return Fail("the prompt is " + std::to_string(prompt.size()) +
+                " tokens, longer than the model's context of " +
+                std::to_string(config->context_length) + " tokens");
+  }
+
+  const int threads = options.threads > 0
+                          ? options.threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  ThreadPool pool(threads);
+  model::ReferenceForward forward(*config, *weights, &pool);
+
+  const auto prompt_start = std::chrono::steady_clock::now();
+  Result<std::vector<float>> logits = forward.Eval(prompt);
+  if (!logits.ok()) return Fail(logits.status().message());
+  const double prompt_s = SecondsSince(prompt_start);
+
+  // A reply after prompt text keeps its leading space (SPM "▁word").
+  IncrementalDecoder decoder(*tokenizer,
+                             {.render_special = false, .continuation = !options.prompt.empty()});
+  std::vector<TokenId> generated;
+  const auto gen_start = std::chrono::steady_clock::now();
+  bool context_full = false;
+  while (static_cast<int>(generated.size()) < options.n_predict) {
+    const TokenId id = sampler->Sample(*logits);
+    if (tokenizer->vocab().IsEog(id)) break;
+    sampler->Accept(id);
+    generated.push_back(id);
+    if (!options.ids) {
+      const std::string text = decoder.Add(id);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    }
+    if (static_cast<int>(generated.size()) == options.n_predict) break;
+    if (forward.num_tokens() >= config->context_length) {
+      context_full = true;
+      break;
+    }
+    logits = forward.Eval({&id, 1});
+    if (!logits.ok()) return Fail(logits.status().message());
+  }
+  const double gen_s = SecondsSince(gen_start);
+
+  std::string tail;
+  if (options.ids) {
+    for (size_t i = 0; i < generated.size(); ++i) {
+      if (i > 0) tail.push_back(' ');
+      tail += std::to_string(generated[i]);
+    }
+    tail.push_back('\n');
+  } else {
+    tail = decoder.Flush();
+  }
+  std::fwrite(tail.data(), 1, tail.size(), stdout);
+  if (std::fflush(stdout) != 0) return Fail("cannot write stdout");
+
+  if (context_full) {
+    std::fprintf(stderr,
+                 "mneme generate: stopped after %zu tokens: the context of %lld tokens is full\n",
+                 generated.size(), static_cast<long long>(config->context_length));
+  }
+  if (options.timings) {
+    // Decode steps: every generated token but the last was evaluated.
+    const size_t steps = generated.empty() ? 0 : generated.size() - 1;
+    std::fprintf(stderr,
+                 "mneme generate: load %.1f ms; prompt %zu tokens in %.1f ms (%.1f tok/s); "
+                 "generation %zu tokens in %.1f ms (%.1f tok/s); %d threads\n",
+                 load_s * 1e3, prompt.size(), prompt_s * 1e3, prompt.size() / prompt_s,
+                 generated.size(), gen_s * 1e3, steps > 0 ? steps / gen_s : 0.0, threads);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddGenerateCommand(CLI::App& app) {
+  auto options = std::make_shared<GenerateOptions>();
+  CLI::App* cmd = app.add_subcommand("generate", "Complete a prompt with a model (raw completion)");
+  cmd->add_option("-m,--model", options->model, "GGUF model file")->required();
+  cmd->add_option("-p,--prompt", options->prompt, "Prompt text")->required();
+  cmd->add_option("-n,--n-predict", options->n_predict, "Maximum tokens to generate")
+      ->capture_default_str();
+  cmd->add_option("--temp", options->temperature, "Temperature; 0 is greedy")
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Random seed for sampling (default: random)");
+  cmd->add_option("--threads", options->threads, "Threads (default: one per hardware thread)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--ids", options->ids, "Print only the generated token ids on one line");
+  cmd->add_flag("--no-bos", options->no_bos, "Do not add a BOS token to the prompt");
+  cmd->add_flag("--timings", options->timings, "Print load time and tokens/s to stderr");
+  cmd->callback([options] { SetExitCode(RunGenerate(*options)); });
+}
+
+}  // namespace mneme::app
