@@ -32,8 +32,19 @@ fuzz:
 	@cmake --build build-fuzz -j $(JOBS)
 	@./scripts/run_fuzz.sh build-fuzz/bin/gguf_fuzzer src/gguf/fuzz_corpus $(FUZZ_SECONDS)
 
+DEMO_MODEL ?= ../shared/models/stories260K.gguf
+
+# Until `mneme serve` lands, the main job is a raw completion on a real model:
+# the tiny TinyStories Llama from ../shared when present (bring your own GGUF
+# with DEMO_MODEL=path/to/model.gguf).
 run: deps build
-	./build/bin/mneme --help
+	@./build/bin/mneme --help
+	@if [ -f "$(DEMO_MODEL)" ]; then \
+	  echo; echo "== mneme generate -m $(DEMO_MODEL) -p 'Once upon a time' -n 80 =="; \
+	  ./build/bin/mneme generate -m "$(DEMO_MODEL)" -p "Once upon a time" -n 80; echo; \
+	else \
+	  echo; echo "No model at $(DEMO_MODEL): run 'make run DEMO_MODEL=your.gguf' to generate text."; \
+	fi
 
 test: deps build asan
 	@echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer =="
