@@ -39,6 +39,14 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# node-llama-cpp (the llama.cpp oracle) needs Node.js >= 20; Debian 12's own
+# nodejs is 18. Say so plainly instead of failing later in an oracle test.
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if ((node_major < 20)); then
+  echo "install_deps: WARNING: Node.js $(node --version 2>/dev/null || echo missing) found;" \
+       "the llama.cpp oracle tests need Node.js >= 20" >&2
+fi
+
 # npm test oracles (versions pinned in tests/oracle/package.json + lock).
 if [[ ! -f tests/oracle/node_modules/.mneme-installed ]] ||
    [[ tests/oracle/package.json -nt tests/oracle/node_modules/.mneme-installed ]]; then
