@@ -24,7 +24,7 @@ build:
 	@cmake --build build -j $(JOBS)
 
 asan:
-	@cmake -S . -B build-asan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMNEME_SANITIZE=ON >/dev/null
+	@cmake -S . -B build-asan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMNEME_SANITIZE=ON -DMNEME_BUILD_BENCHMARKS=OFF >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 
 fuzz:

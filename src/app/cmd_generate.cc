@@ -2,6 +2,7 @@
 //
 //   mneme generate -m MODEL.gguf -p PROMPT [-n N] [--temp T] [--seed S]
 //                  [--threads N] [--ids] [--no-bos] [--timings]
+//                  [--kv-mem MiB] [--kv-type f16|f32]
 //
 // The prompt is tokenized with special-token text such as <|im_start|>
 // recognized (as llama.cpp's CLI does) and BOS first whenever the vocabulary
@@ -18,17 +19,25 @@
 // per second to stderr. Errors print "mneme generate: <message>" to stderr
 // and exit 1 (a prompt longer than the context is one).
 //
-// For now this runs the scalar ReferenceForward (src/model/); the paged,
-// batched engine will replace it.
+// It runs the engine (src/engine/ ModelRunner) over a paged KV pool of at
+// most --kv-mem MiB (never more than the model's context needs), K/V stored
+// as --kv-type; the prompt is prefilled in chunks of kPrefillChunk tokens.
+// Running out of KV blocks stops generation with a note (a prompt that does
+// not fit is an error). The hidden flag --reference runs the scalar golden
+// ReferenceForward (src/model/) instead, for comparison.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "app/commands.h"
+#include "engine/model_runner.h"
+#include "kv/block_pool.h"
 #include "gguf/gguf.h"
 #include "model/model_config.h"
 #include "model/reference_forward.h"
@@ -50,6 +59,100 @@ struct GenerateOptions {
   bool ids = false;
   bool no_bos = false;
   bool timings = false;
+  bool reference = false;
+  int kv_mem_mib = 256;
+  std::string kv_type = "f16";
+};
+
+// Prompt tokens per Forward call (bounds the step's activation buffers).
+constexpr int kPrefillChunk = 512;
+
+// Evaluates tokens and returns the last token's logits: the engine's paged
+// ModelRunner or the scalar ReferenceForward (--reference).
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  // Appends `tokens` to the sequence and runs them.
+  virtual Result<std::vector<float>> Eval(std::span<const TokenId> tokens) = 0;
+  // Whether one more token fits (context and, for the engine, KV blocks).
+  virtual bool CanGrow() const = 0;
+};
+
+class ReferenceEvaluator : public Evaluator {
+ public:
+  ReferenceEvaluator(const model::ModelConfig& c, const model::ModelWeights& w, ThreadPool* pool)
+      : config_(c), forward_(c, w, pool) {}
+  Result<std::vector<float>> Eval(std::span<const TokenId> tokens) override {
+    return forward_.Eval(tokens);
+  }
+  bool CanGrow() const override { return forward_.num_tokens() < config_.context_length; }
+
+ private:
+  const model::ModelConfig& config_;
+  model::ReferenceForward forward_;
+};
+
+class EngineEvaluator : public Evaluator {
+ public:
+  static Result<std::unique_ptr<EngineEvaluator>> Create(const model::ModelConfig& c,
+                                                         const model::ModelWeights& w,
+                                                         ThreadPool* threads,
+                                                         const GenerateOptions& options) {
+    kv::KvDType dtype;
+    if (options.kv_type == "f16") {
+      dtype = kv::KvDType::kF16;
+    } else if (options.kv_type == "f32") {
+      dtype = kv::KvDType::kF32;
+    } else {
+      return InvalidArgument("--kv-type must be f16 or f32, not '" + options.kv_type + "'");
+    }
+    auto e = std::unique_ptr<EngineEvaluator>(new EngineEvaluator(c));
+    const kv::KvShape shape = engine::KvShapeFor(c, dtype);
+    // One sequence never needs more than the context (plus a partial block).
+    const size_t needed = shape.BytesPerBlock() *
+                          static_cast<size_t>(c.context_length / shape.block_size + 1);
+    const size_t budget = std::min(needed, static_cast<size_t>(options.kv_mem_mib) << 20);
+    MNEME_ASSIGN_OR_RETURN(e->pool_, kv::BlockPool::Create(shape, budget));
+    MNEME_ASSIGN_OR_RETURN(e->runner_,
+                           engine::ModelRunner::Create(c, w, e->pool_.get(), threads));
+    e->seq_.block_table = kv::BlockTable(e->pool_.get());
+    return e;
+  }
+
+  Result<std::vector<float>> Eval(std::span<const TokenId> tokens) override {
+    const int n = static_cast<int>(tokens.size());
+    if (seq_.size() + n > config_.context_length) {
+      return InvalidArgument(std::to_string(n) + " tokens after " + std::to_string(seq_.size()) +
+                             " would exceed the context length of " +
+                             std::to_string(config_.context_length));
+    }
+    if (!seq_.block_table.CanAppend(n)) {
+      return ResourceExhausted("the KV cache (" + std::to_string(pool_->num_blocks()) +
+                               " blocks of " + std::to_string(pool_->block_size()) +
+                               " tokens) cannot hold " + std::to_string(seq_.size() + n) +
+                               " tokens; raise --kv-mem");
+    }
+    MNEME_RETURN_IF_ERROR(seq_.block_table.Append(n));
+    seq_.tokens.insert(seq_.tokens.end(), tokens.begin(), tokens.end());
+    engine::Logits logits;
+    while (seq_.num_uncomputed() > 0) {
+      engine::Batch batch;
+      const int end = std::min(seq_.size(), seq_.num_computed + kPrefillChunk);
+      MNEME_RETURN_IF_ERROR(batch.Add(&seq_, seq_.num_computed, end, end == seq_.size()));
+      MNEME_RETURN_IF_ERROR(runner_->Forward(batch, &logits));
+    }
+    return std::move(logits.data);
+  }
+  bool CanGrow() const override {
+    return seq_.size() < config_.context_length && seq_.block_table.CanAppend(1);
+  }
+
+ private:
+  explicit EngineEvaluator(const model::ModelConfig& c) : config_(c) {}
+  const model::ModelConfig& config_;
+  std::unique_ptr<kv::BlockPool> pool_;
+  std::unique_ptr<engine::ModelRunner> runner_;
+  engine::Sequence seq_;
 };
 
 int Fail(const std::string& message) {
@@ -105,10 +208,18 @@ int RunGenerate(const GenerateOptions& options) {
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   ThreadPool pool(threads);
-  model::ReferenceForward forward(*config, *weights, &pool);
+  std::unique_ptr<Evaluator> forward;
+  if (options.reference) {
+    forward = std::make_unique<ReferenceEvaluator>(*config, *weights, &pool);
+  } else {
+    Result<std::unique_ptr<EngineEvaluator>> engine =
+        EngineEvaluator::Create(*config, *weights, &pool, options);
+    if (!engine.ok()) return Fail(engine.status().message());
+    forward = std::move(*engine);
+  }
 
   const auto prompt_start = std::chrono::steady_clock::now();
-  Result<std::vector<float>> logits = forward.Eval(prompt);
+  Result<std::vector<float>> logits = forward->Eval(prompt);
   if (!logits.ok()) return Fail(logits.status().message());
   const double prompt_s = SecondsSince(prompt_start);
 
@@ -129,11 +240,11 @@ int RunGenerate(const GenerateOptions& options) {
       std::fflush(stdout);
     }
     if (static_cast<int>(generated.size()) == options.n_predict) break;
-    if (forward.num_tokens() >= config->context_length) {
+    if (!forward->CanGrow()) {
       context_full = true;
       break;
     }
-    logits = forward.Eval({&id, 1});
+    logits = forward->Eval({&id, 1});
     if (!logits.ok()) return Fail(logits.status().message());
   }
   const double gen_s = SecondsSince(gen_start);
@@ -153,7 +264,8 @@ int RunGenerate(const GenerateOptions& options) {
 
   if (context_full) {
     std::fprintf(stderr,
-                 "mneme generate: stopped after %zu tokens: the context of %lld tokens is full\n",
+                 "mneme generate: stopped after %zu tokens: the context of %lld tokens (or the "
+                 "KV cache, --kv-mem) is full\n",
                  generated.size(), static_cast<long long>(config->context_length));
   }
   if (options.timings) {
@@ -164,6 +276,8 @@ int RunGenerate(const GenerateOptions& options) {
                  "generation %zu tokens in %.1f ms (%.1f tok/s); %d threads\n",
                  load_s * 1e3, prompt.size(), prompt_s * 1e3, prompt.size() / prompt_s,
                  generated.size(), gen_s * 1e3, steps > 0 ? steps / gen_s : 0.0, threads);
+    std::fprintf(stderr, "mneme generate: forward %s\n",
+                 options.reference ? "reference (scalar)" : "engine (paged KV)");
   }
   return 0;
 }
@@ -185,6 +299,15 @@ void AddGenerateCommand(CLI::App& app) {
   cmd->add_flag("--ids", options->ids, "Print only the generated token ids on one line");
   cmd->add_flag("--no-bos", options->no_bos, "Do not add a BOS token to the prompt");
   cmd->add_flag("--timings", options->timings, "Print load time and tokens/s to stderr");
+  cmd->add_option("--kv-mem", options->kv_mem_mib, "KV cache memory budget in MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--kv-type", options->kv_type, "KV cache element type: f16 or f32")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"f16", "f32"}));
+  // Hidden (empty group): the scalar golden forward, for comparisons.
+  cmd->add_flag("--reference", options->reference, "Use the scalar reference forward pass")
+      ->group("");
   cmd->callback([options] { SetExitCode(RunGenerate(*options)); });
 }
 
