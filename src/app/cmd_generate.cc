@@ -37,8 +37,8 @@
 
 #include "app/commands.h"
 #include "engine/model_runner.h"
-#include "kv/block_pool.h"
 #include "gguf/gguf.h"
+#include "kv/block_pool.h"
 #include "model/model_config.h"
 #include "model/reference_forward.h"
 #include "model/sampler.h"
@@ -109,12 +109,11 @@ class EngineEvaluator : public Evaluator {
     auto e = std::unique_ptr<EngineEvaluator>(new EngineEvaluator(c));
     const kv::KvShape shape = engine::KvShapeFor(c, dtype);
     // One sequence never needs more than the context (plus a partial block).
-    const size_t needed = shape.BytesPerBlock() *
-                          static_cast<size_t>(c.context_length / shape.block_size + 1);
+    const size_t needed =
+        shape.BytesPerBlock() * static_cast<size_t>(c.context_length / shape.block_size + 1);
     const size_t budget = std::min(needed, static_cast<size_t>(options.kv_mem_mib) << 20);
     MNEME_ASSIGN_OR_RETURN(e->pool_, kv::BlockPool::Create(shape, budget));
-    MNEME_ASSIGN_OR_RETURN(e->runner_,
-                           engine::ModelRunner::Create(c, w, e->pool_.get(), threads));
+    MNEME_ASSIGN_OR_RETURN(e->runner_, engine::ModelRunner::Create(c, w, e->pool_.get(), threads));
     e->seq_.block_table = kv::BlockTable(e->pool_.get());
     return e;
   }
