@@ -7,12 +7,13 @@
 #                GGUF fuzzer for a bounded time, then unit, golden and
 #                end-to-end tests of the Release build; ends with CTest's summary)
 #   make bench   tokenizer benchmark against llama.cpp (node-llama-cpp)
+#   make bench-engine  engine speed (pp512/tg128) against llama.cpp; QUICK=1: 134M models only
 
 JOBS ?= 2
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS := -G Ninja -DMNEME_WERROR=ON
 
-.PHONY: all deps build asan fuzz run test bench format tidy clean
+.PHONY: all deps build asan fuzz run test bench bench-engine format tidy clean
 
 all: build
 
@@ -57,6 +58,9 @@ test: deps build asan
 
 bench: deps build
 	./scripts/bench_tokenizer.sh
+
+bench-engine: deps build
+	./scripts/bench_engine.sh
 
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i
