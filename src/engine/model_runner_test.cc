@@ -116,25 +116,9 @@ TEST(ModelRunnerTest, Stories260KLogitsMatchReference) {
   ExpectParity(**m, kv::KvDType::kF16, 2e-3, "stories260K kv-f16");
 }
 
-// The greedy text of the README's "Functional check" section (the first
-// fenced block after that heading), as the reference test reads it.
-std::string ReadmeGoldenText() {
-  std::ifstream in(MNEME_SHARED_DIR "/models/README.md", std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string readme = ss.str();
-  const size_t section = readme.find("### Functional check (greedy decoding)");
-  if (section == std::string::npos) return "";
-  const size_t open = readme.find("```\n", section);
-  if (open == std::string::npos) return "";
-  const size_t begin = open + 4;
-  const size_t close = readme.find("\n```", begin);
-  if (close == std::string::npos) return "";
-  return readme.substr(begin, close - begin);
-}
 
 TEST(ModelRunnerTest, Stories260KGreedyGolden) {
-  const std::string golden = ReadmeGoldenText();
+  const std::string golden = model::testing::Stories260KReadmeGolden();
   ASSERT_GT(golden.size(), 300u);
   auto m = testing::LoadStories();
   ASSERT_TRUE(m.ok()) << m.status().ToString();

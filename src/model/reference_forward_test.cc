@@ -53,25 +53,9 @@ TokenId Argmax(std::span<const float> logits) {
   return static_cast<TokenId>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
-// The greedy text of the README's "Functional check" section: the first
-// fenced block after that heading.
-std::string ReadmeGoldenText() {
-  std::ifstream in(MNEME_SHARED_DIR "/models/README.md", std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string readme = ss.str();
-  const size_t section = readme.find("### Functional check (greedy decoding)");
-  if (section == std::string::npos) return "";
-  const size_t open = readme.find("```\n", section);
-  if (open == std::string::npos) return "";
-  const size_t begin = open + 4;
-  const size_t close = readme.find("\n```", begin);
-  if (close == std::string::npos) return "";
-  return readme.substr(begin, close - begin);
-}
 
 TEST(ReferenceForwardTest, Stories260KGreedyGolden) {
-  const std::string golden = ReadmeGoldenText();
+  const std::string golden = testing::Stories260KReadmeGolden();
   ASSERT_GT(golden.size(), 300u);
   ASSERT_EQ(golden.rfind("Once upon a time, there was a little girl named Lily.", 0), 0u);
 

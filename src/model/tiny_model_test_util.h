@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -146,6 +148,24 @@ inline TinyModel MakeTinyModel(const TinySpec& spec) {
     m.AddTensor(b + "ffn_down.weight", {spec.ffn, spec.dim}, s, rng);
   }
   return m;
+}
+
+// The greedy text of stories260K from BOS, as ../shared/models/README.md
+// documents it (the first fenced block after "### Functional check"); "" if
+// the README is missing or changed shape. Needs MNEME_SHARED_DIR.
+inline std::string Stories260KReadmeGolden() {
+  std::ifstream in(MNEME_SHARED_DIR "/models/README.md", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string readme = ss.str();
+  const size_t section = readme.find("### Functional check (greedy decoding)");
+  if (section == std::string::npos) return "";
+  const size_t open = readme.find("```\n", section);
+  if (open == std::string::npos) return "";
+  const size_t begin = open + 4;
+  const size_t close = readme.find("\n```", begin);
+  if (close == std::string::npos) return "";
+  return readme.substr(begin, close - begin);
 }
 
 }  // namespace mneme::model::testing
