@@ -16,41 +16,16 @@
 #include "gguf/gguf.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/vocab.h"
+#include "tokenizer/vocab_vectors_test_util.h"
+#include "util/mapped_file.h"
 
 namespace mneme {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> SplitCases(const std::string& inp) {
-  const std::string sep = "\n__ggml_vocab_test__\n";
-  std::vector<std::string> cases;
-  size_t start = 0;
-  while (true) {
-    const size_t pos = inp.find(sep, start);
-    if (pos == std::string::npos) break;
-    cases.push_back(inp.substr(start, pos - start));
-    start = pos + sep.size();
-  }
-  return cases;  // the text after the trailing separator is not a case
-}
-
 std::vector<std::vector<TokenId>> ParseOut(const std::string& out) {
   std::vector<std::vector<TokenId>> lines;
   std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ids(line);
-    std::vector<TokenId> v;
-    TokenId id;
-    while (ids >> id) v.push_back(id);
-    lines.push_back(std::move(v));
-  }
+  for (std::string line; std::getline(in, line);) lines.push_back(testing_util::ParseIdLine(line));
   return lines;
 }
 
@@ -67,8 +42,11 @@ class BpeGoldenTest : public testing::TestWithParam<std::string> {
     auto encoder = BpeEncoder::Create(*vocab_);
     ASSERT_TRUE(encoder.ok()) << encoder.status().ToString();
     encoder_ = std::move(encoder).value();
-    cases_ = SplitCases(ReadFile(base_ + ".inp"));
-    expected_ = ParseOut(ReadFile(base_ + ".out"));
+    Result<std::string> inp = ReadFileToString(base_ + ".inp");
+    Result<std::string> out = ReadFileToString(base_ + ".out");
+    ASSERT_TRUE(inp.ok() && out.ok()) << base_ << ": missing .inp/.out";
+    cases_ = testing_util::SplitVocabTestCases(*inp);
+    expected_ = ParseOut(*out);
     ASSERT_EQ(cases_.size(), 46u);
     ASSERT_EQ(expected_.size(), cases_.size());
   }

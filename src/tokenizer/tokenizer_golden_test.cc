@@ -17,14 +17,13 @@
 
 #include "gguf/gguf.h"
 #include "tokenizer/tokenizer.h"
+#include "tokenizer/vocab_vectors_test_util.h"
 #include "util/mapped_file.h"
 
 namespace mneme {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr std::string_view kSeparator = "\n__ggml_vocab_test__\n";
 
 std::string VocabDir() {
   return std::string(MNEME_SHARED_DIR) + "/models/vocab";
@@ -53,17 +52,6 @@ std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
-// The .inp cases (the file ends with a separator, so the last split is "").
-std::vector<std::string> SplitCases(const std::string& inp) {
-  std::vector<std::string> cases;
-  size_t pos = 0;
-  for (size_t hit; (hit = inp.find(kSeparator, pos)) != std::string::npos;
-       pos = hit + kSeparator.size()) {
-    cases.push_back(inp.substr(pos, hit - pos));
-  }
-  return cases;
-}
-
 std::vector<std::string> SplitLines(const std::string& out) {
   std::vector<std::string> lines;
   std::istringstream in(out);
@@ -81,12 +69,6 @@ std::string FormatIds(const std::vector<TokenId>& ids) {
   return s;
 }
 
-std::vector<TokenId> ParseIds(const std::string& line) {
-  std::vector<TokenId> ids;
-  std::istringstream in(line);
-  for (long id; in >> id;) ids.push_back(static_cast<TokenId>(id));
-  return ids;
-}
 
 std::string Escaped(std::string_view s) {
   std::string out;
@@ -119,7 +101,7 @@ class GoldenTest : public ::testing::TestWithParam<std::string> {
     Result<std::string> inp = ReadFileToString(GetParam() + ".inp");
     Result<std::string> out = ReadFileToString(GetParam() + ".out");
     ASSERT_TRUE(inp.ok() && out.ok());
-    cases_ = SplitCases(*inp);
+    cases_ = testing_util::SplitVocabTestCases(*inp);
     lines_ = SplitLines(*out);
     ASSERT_EQ(cases_.size(), 46u);
     ASSERT_EQ(lines_.size(), cases_.size());
@@ -143,7 +125,7 @@ TEST_P(GoldenTest, EncodeMatchesLlamaCpp) {
 
 TEST_P(GoldenTest, DecodeOfExpectedIdsGivesTheText) {
   for (size_t i = 0; i < cases_.size(); ++i) {
-    EXPECT_EQ(tokenizer_->Decode(ParseIds(lines_[i])), cases_[i]) << "case " << i;
+    EXPECT_EQ(tokenizer_->Decode(testing_util::ParseIdLine(lines_[i])), cases_[i]) << "case " << i;
   }
 }
 
@@ -159,7 +141,7 @@ TEST_P(GoldenTest, IncrementalDecodeMatchesDecode) {
   for (size_t i = 0; i < cases_.size(); ++i) {
     IncrementalDecoder decoder(*tokenizer_);
     std::string streamed;
-    for (TokenId id : ParseIds(lines_[i])) streamed += decoder.Add(id);
+    for (TokenId id : testing_util::ParseIdLine(lines_[i])) streamed += decoder.Add(id);
     streamed += decoder.Flush();
     EXPECT_EQ(streamed, cases_[i]) << "case " << i;
   }
