@@ -111,6 +111,18 @@ void BlockTable::Release() {
   num_tokens_ = 0;
 }
 
+void BlockTable::ReplaceFullBlock(int index, BlockId block) {
+  CHECK(pool_ != nullptr && index >= 0 && (index + 1) * BlockSize() <= num_tokens_)
+      << "ReplaceFullBlock(" << index << ") of " << num_tokens_ << " tokens";
+  CHECK(pool_->RefCount(block) > 0) << "ReplaceFullBlock with free block " << block;
+  BlockId& slot = blocks_[static_cast<size_t>(index)];
+  if (slot == block) return;
+  pool_->AddRef(block);
+  pool_->Release(slot);
+  slot = block;
+  DebugCheck();
+}
+
 KvSlot BlockTable::Slot(int p) const {
   DCHECK(p >= 0 && p < num_tokens_);
   return KvSlot{blocks_[static_cast<size_t>(p / BlockSize())], p % BlockSize()};

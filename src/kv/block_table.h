@@ -66,6 +66,11 @@ class BlockTable {
   void Truncate(int n);
   // Gives every block back; the table is empty (and keeps its pool).
   void Release();
+  // Replaces whole block `index` (every slot filled: (index + 1) * block_size
+  // <= num_tokens()) by `block`, which must hold the same tokens' K/V (the
+  // radix cache's copy of a prefix this sequence computed itself): takes a
+  // reference on `block` and releases the old one. No-op if they are equal.
+  void ReplaceFullBlock(int index, BlockId block);
 
   // Where token position p (0 <= p < num_tokens()) lives.
   KvSlot Slot(int p) const;

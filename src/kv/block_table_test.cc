@@ -138,6 +138,25 @@ TEST(BlockTableTest, FromBlocksSharesAndValidates) {
   EXPECT_EQ(b->blocks()[0], a.blocks()[0]);
 }
 
+TEST(BlockTableTest, ReplaceFullBlockSwapsReferences) {
+  auto pool = MakePool(8);
+  BlockTable mine(pool.get()), cached(pool.get());
+  ASSERT_TRUE(mine.Append(6).ok());    // blocks m0 (full), m1 (2 of 4)
+  ASSERT_TRUE(cached.Append(4).ok());  // block c0 (full)
+  const BlockId m0 = mine.blocks()[0], c0 = cached.blocks()[0];
+  mine.ReplaceFullBlock(0, c0);
+  EXPECT_EQ(mine.blocks()[0], c0);
+  EXPECT_EQ(pool->RefCount(c0), 2);
+  EXPECT_EQ(pool->RefCount(m0), 0);  // back on the free list
+  EXPECT_EQ(pool->num_used(), 2);
+  mine.ReplaceFullBlock(0, c0);  // same block: nothing changes
+  EXPECT_EQ(pool->RefCount(c0), 2);
+  // Only whole blocks may be swapped: block 1 holds 2 of 4 tokens.
+  EXPECT_DEATH(mine.ReplaceFullBlock(1, c0), "ReplaceFullBlock");
+  mine.Release();
+  EXPECT_EQ(pool->RefCount(c0), 1);
+}
+
 TEST(BlockTableTest, CopyOnWriteOfSharedPartialBlock) {
   auto pool = MakePool(8);
   BlockTable a(pool.get());

@@ -38,7 +38,7 @@ namespace mneme {
 struct SamplingParams {
   float temperature = 1.0f;  // <= 0: greedy
   int32_t top_k = 0;         // keep the k most likely; <= 0 keeps all
-  float top_p = 1.0f;        // keep the smallest prefix with mass >= p; 1 keeps all
+  float top_p = 1.0f;        // keep the smallest prefix with mass >= p; 1 keeps all (0: top 1)
   float min_p = 0.0f;        // keep p >= min_p * p_max; 0 keeps all
   // Penalties over the last `penalty_last_n` accepted ids (0: off, -1: all).
   // repetition: logit / r if logit > 0, logit * r otherwise (r = 1: off);
@@ -55,7 +55,7 @@ struct SamplingParams {
   bool ignore_eos = false;        // end-of-generation ids are banned (bias -inf)
 };
 
-// Checks ranges: finite temperature, top_p in (0, 1], min_p in [0, 1],
+// Checks ranges: finite temperature, top_p in [0, 1], min_p in [0, 1],
 // penalties finite with repetition > 0, penalty_last_n >= -1, bias ids in
 // [0, vocab_size) with non-NaN values, max_tokens >= 0, at most 16 stop
 // strings of 1..256 bytes.
