@@ -25,8 +25,14 @@
 // Running out of KV blocks stops generation with a note (a prompt that does
 // not fit is an error). The hidden flag --reference runs the scalar golden
 // ReferenceForward (src/model/) instead, for comparison.
+//
+// Hidden flag --dump-logits FILE (for the logits parity tests,
+// tests/logits.cmake): writes the raw logits of the first generation step
+// (after the whole prompt) to FILE as {"n_vocab":N,"logits":[...]}, each
+// float32 as %.9g (round-trips exactly; a non-finite value is null).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -60,6 +66,7 @@ struct GenerateOptions {
   bool no_bos = false;
   bool timings = false;
   bool reference = false;
+  std::string dump_logits;
   int kv_mem_mib = 256;
   std::string kv_type = "f16";
 };
@@ -159,6 +166,25 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+// Writes --dump-logits' JSON (see the header comment).
+Status DumpLogits(const std::string& path, std::span<const float> logits) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return IoError("cannot open --dump-logits file '" + path + "'");
+  std::fprintf(f, "{\"n_vocab\":%zu,\"logits\":[", logits.size());
+  for (size_t i = 0; i < logits.size(); ++i) {
+    if (i > 0) std::fputc(',', f);
+    if (std::isfinite(logits[i])) {
+      std::fprintf(f, "%.9g", static_cast<double>(logits[i]));
+    } else {
+      std::fputs("null", f);
+    }
+  }
+  std::fputs("]}\n", f);
+  const bool failed = std::ferror(f) != 0;
+  if (std::fclose(f) != 0 || failed) return IoError("cannot write --dump-logits file '" + path + "'");
+  return Status::Ok();
+}
+
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -221,6 +247,9 @@ int RunGenerate(const GenerateOptions& options) {
   Result<std::vector<float>> logits = forward->Eval(prompt);
   if (!logits.ok()) return Fail(logits.status().message());
   const double prompt_s = SecondsSince(prompt_start);
+  if (!options.dump_logits.empty()) {
+    if (Status s = DumpLogits(options.dump_logits, *logits); !s.ok()) return Fail(s.message());
+  }
 
   // A reply after prompt text keeps its leading space (SPM "▁word").
   IncrementalDecoder decoder(*tokenizer,
@@ -306,6 +335,9 @@ void AddGenerateCommand(CLI::App& app) {
       ->check(CLI::IsMember({"f16", "f32"}));
   // Hidden (empty group): the scalar golden forward, for comparisons.
   cmd->add_flag("--reference", options->reference, "Use the scalar reference forward pass")
+      ->group("");
+  cmd->add_option("--dump-logits", options->dump_logits,
+                  "Write the first step's logits to this file as JSON")
       ->group("");
   cmd->callback([options] { SetExitCode(RunGenerate(*options)); });
 }
