@@ -8,12 +8,13 @@
 #                end-to-end tests of the Release build; ends with CTest's summary)
 #   make bench   tokenizer benchmark against llama.cpp (node-llama-cpp)
 #   make bench-engine  engine speed (pp512/tg128) against llama.cpp; QUICK=1: 134M models only
+#   make bench-kv      prefix cache + continuous batching (multi-turn TTFT, shared prompt, batching)
 
 JOBS ?= 2
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS := -G Ninja -DMNEME_WERROR=ON
 
-.PHONY: all deps build asan fuzz run test bench bench-engine format tidy clean
+.PHONY: all deps build asan fuzz run test bench bench-engine bench-kv format tidy clean
 
 all: build
 
@@ -61,6 +62,9 @@ bench: deps build
 
 bench-engine: deps build
 	./scripts/bench_engine.sh
+
+bench-kv: deps build
+	./scripts/bench_kv.sh
 
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i

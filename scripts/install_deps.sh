@@ -15,6 +15,7 @@ APT_PACKAGES=(
   libcli11-dev                      # command line
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs npm                        # test oracles only
+  gnuplot-nox                       # benchmark plots
   clang-format clang-tidy
 )
 

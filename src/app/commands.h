@@ -12,6 +12,7 @@ void AddTokenizeCommands(CLI::App& app);  // mneme tokenize / detokenize
 void AddRenderCommand(CLI::App& app);     // mneme render
 void AddGenerateCommand(CLI::App& app);   // mneme generate
 void AddMakeModelCommand(CLI::App& app);  // mneme make-model
+void AddBenchKvCommand(CLI::App& app);    // mneme bench-kv
 
 void SetExitCode(int code);
 int ExitCode();

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   mneme::app::AddRenderCommand(app);
   mneme::app::AddGenerateCommand(app);
   mneme::app::AddMakeModelCommand(app);
+  mneme::app::AddBenchKvCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

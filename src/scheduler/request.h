@@ -54,6 +54,7 @@ const char* FinishReasonName(FinishReason r);
 struct RequestStats {
   int prompt_tokens = 0;
   int cached_tokens = 0;     // prompt tokens whose KV came from the prefix cache
+  int computed_tokens = 0;   // prefill rows run (recomputation after preemption included)
   int generated_tokens = 0;  // tokens emitted
   int num_preemptions = 0;   // times evicted from the running set (recomputed later)
   std::chrono::steady_clock::time_point submitted, first_token, finished;

@@ -23,6 +23,7 @@ struct Scheduler::Entry {
   int64_t enqueued_step = 0;  // step it (re)entered the waiting queue
   bool admitted_once = false;
   bool done = false;
+  bool decoding = false;      // this step's row is a decode step
   RequestStats stats;
 
   Entry(std::shared_ptr<RequestHandle> h, RequestOptions r, Sampler s)
@@ -161,6 +162,7 @@ void Scheduler::ScheduleDecodes(engine::Batch* batch, int* budget) {
     CHECK(s.ok()) << s.ToString();
     s = batch->AddRemaining(&e->seq, /*want_logits=*/true);
     CHECK(s.ok()) << s.ToString();
+    e->decoding = e->stats.generated_tokens > 0;
     --*budget;
     ++i;
   }
@@ -362,7 +364,11 @@ void Scheduler::Postprocess(const engine::Batch& batch, const engine::Logits& lo
     CHECK(it != by_seq_id_.end()) << "batch entry of an unknown sequence";
     Entry* e = it->second;
     const int rows = batch.ends()[static_cast<size_t>(i)] - batch.starts()[static_cast<size_t>(i)];
-    if (rows > 1 || e->stats.generated_tokens == 0) stats_.num_tokens_computed += rows;
+    if (!e->decoding) {
+      stats_.num_tokens_computed += rows;
+      e->stats.computed_tokens += rows;
+    }
+    e->decoding = false;
     CacheComputed(e);
     if (!batch.want_logits()[static_cast<size_t>(i)]) continue;
     CHECK(row < logits.size() && logits.entry[static_cast<size_t>(row)] == i);

@@ -71,7 +71,8 @@ struct SchedulerStats {
   int64_t num_steps = 0;
   int64_t num_prompt_tokens = 0;           // prompt tokens of admitted requests (first admission)
   int64_t num_tokens_cached = 0;           // of those, served from the prefix cache
-  int64_t num_tokens_computed = 0;         // prefill rows run (recomputation included)
+  int64_t num_tokens_computed = 0;         // prefill rows run (recomputation included;
+                                           // decode steps are not counted)
   int64_t num_tokens_generated = 0;        // tokens emitted
   int64_t num_preemptions = 0;
   int64_t num_blocks_evicted = 0;          // released by cache eviction

@@ -220,6 +220,8 @@ TEST(SchedulerTest, NextTurnReusesThePreviousTurnsKv) {
   // Turn 1 computed its prompt and all but its last answer token: 16 tokens,
   // four whole blocks of 4.
   EXPECT_EQ(o2.stats.cached_tokens, 16);
+  EXPECT_EQ(o2.stats.computed_tokens, 22 - 16);  // the prompt's uncached tail only
+  EXPECT_EQ(o1.stats.computed_tokens, 10);
   EXPECT_EQ(o2.tokens, Expected(turn2, 4));
   EXPECT_EQ(f.sched->stats().num_tokens_cached, 16);
 }
