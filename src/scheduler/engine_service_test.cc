@@ -223,6 +223,44 @@ TEST(EngineServiceTest, SecondTurnPrefillsOnlyItsNewTokens) {
   ExpectSameOrTieFlip(r2.tokens, Alone(turn2, 20), 2);
 }
 
+// A cache hit of any length — ending on a block boundary or inside a block
+// (the tail then recomputed), after a turn whose prompt was that prefix —
+// gives exactly the tokens of a run without the cache.
+TEST(EngineServiceTest, CacheHitIsTokenIdenticalForEveryPrefixLength) {
+  const std::vector<TokenId> prompt =
+      Encode("Once upon a time, there was a little dog named Max. Max liked to run and jump in "
+             "the big green park with his best friend");
+  ASSERT_GE(prompt.size(), 34u);
+  EngineOptions off;
+  off.scheduler.prefix_cache = false;
+  Service plain(64, off);
+  const Output want = Collect(plain.engine->Submit(Greedy(prompt, 12))->get());
+  ASSERT_EQ(want.tokens.size(), 12u);
+  int hits = 0;
+  for (size_t len = 1; len <= prompt.size(); ++len) {
+    SCOPED_TRACE("prefix of " + std::to_string(len) + " tokens");
+    Service cached(64, {});  // a fresh cache holding only this prefix's turn
+    const std::vector<TokenId> prefix(prompt.begin(), prompt.begin() + static_cast<long>(len));
+    const Output first = Collect(cached.engine->Submit(Greedy(prefix, 2))->get());
+    const Output got = Collect(cached.engine->Submit(Greedy(prompt, 12))->get());
+    // The first turn computed its prompt and its first answer token (which
+    // may well continue the story as the prompt does); the hit is the whole
+    // blocks of what it computed that match the prompt.
+    std::vector<TokenId> computed = prefix;
+    computed.push_back(first.tokens.at(0));
+    size_t common = 0;
+    while (common < computed.size() && common + 1 < prompt.size() &&
+           computed[common] == prompt[common]) {
+      ++common;
+    }
+    const int expected_hit = static_cast<int>(common) / 16 * 16;
+    EXPECT_EQ(got.final_event.stats.cached_tokens, expected_hit);
+    hits += expected_hit > 0;
+    EXPECT_EQ(got.tokens, want.tokens);
+  }
+  EXPECT_GE(hits, 2);
+}
+
 TEST(EngineServiceTest, AFullQueueIsOverloaded) {
   EngineOptions o;
   o.max_waiting = 3;
