@@ -17,6 +17,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
     case StatusCode::kInternal: return "INTERNAL";
     case StatusCode::kIo: return "IO_ERROR";
+    case StatusCode::kAborted: return "ABORTED";
   }
   return "UNKNOWN";
 }

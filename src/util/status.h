@@ -29,6 +29,7 @@ enum class StatusCode {
   kResourceExhausted,
   kInternal,
   kIo,               // an operating-system call failed
+  kAborted,          // a concurrency conflict (busy, stale version): retry later (HTTP 409)
 };
 
 std::string_view StatusCodeName(StatusCode code);
@@ -62,6 +63,7 @@ inline Status FailedPrecondition(std::string m) { return {StatusCode::kFailedPre
 inline Status ResourceExhausted(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 inline Status IoError(std::string m) { return {StatusCode::kIo, std::move(m)}; }
+inline Status Aborted(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
 
 // Either a T or a non-OK Status.
 template <typename T>
