@@ -13,6 +13,7 @@ APT_PACKAGES=(
   libpcre2-dev                      # pre-tokenizer regexes (UTF + UCP + JIT)
   nlohmann-json3-dev                # JSON (templates, CLI inputs)
   libcli11-dev                      # command line
+  libboost-dev                      # HTTP server (Beast + Asio, header-only)
   libxxhash-dev                     # XXH3-128 chunk hashes (KV tier keys)
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs npm                        # test oracles only
