@@ -13,6 +13,7 @@ void AddRenderCommand(CLI::App& app);     // mneme render
 void AddGenerateCommand(CLI::App& app);   // mneme generate
 void AddMakeModelCommand(CLI::App& app);  // mneme make-model
 void AddBenchKvCommand(CLI::App& app);    // mneme bench-kv
+void AddServeCommand(CLI::App& app);      // mneme serve
 
 void SetExitCode(int code);
 int ExitCode();

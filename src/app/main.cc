@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   mneme::app::AddGenerateCommand(app);
   mneme::app::AddMakeModelCommand(app);
   mneme::app::AddBenchKvCommand(app);
+  mneme::app::AddServeCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

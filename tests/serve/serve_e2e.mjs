@@ -1,0 +1,174 @@
+// End-to-end checks of `mneme serve` over real HTTP (Node's fetch, a pooling
+// keep-alive client): chat completions with and without streaming, a
+// three-turn session that sends only the new message each turn (prompt
+// tokens grow, cached tokens cover the previous turns), concurrent turns on
+// one session serialized (each prompt contains every earlier exchange),
+// errors in OpenAI's schema, API keys, and a clean exit on SIGTERM.
+//
+//   node serve_e2e.mjs MNEME_BIN MODEL.gguf
+import { spawn } from "node:child_process";
+import assert from "node:assert/strict";
+
+const [bin, model] = process.argv.slice(2);
+if (!bin || !model) {
+  console.error("usage: serve_e2e.mjs MNEME_BIN MODEL.gguf");
+  process.exit(2);
+}
+
+async function startServer(extra = []) {
+  const child = spawn(bin, ["serve", "-m", model, "--port", "0", "--threads", "1", "--kv-mem", "64",
+                            ...extra], { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("server did not start: " + log)), 30000);
+    child.stderr.on("data", (d) => {
+      log += d;
+      const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    child.on("exit", (code) => reject(new Error(`server exited ${code}: ${log}`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}`, log: () => log };
+}
+
+async function stop(server) {
+  const exited = new Promise((resolve) => server.child.on("exit", (code, sig) => resolve({ code, sig })));
+  server.child.kill("SIGTERM");
+  const { code } = await exited;
+  assert.equal(code, 0, "clean exit on SIGTERM");
+}
+
+async function chat(base, body, headers = {}) {
+  const r = await fetch(`${base}/v1/chat/completions`, {
+    method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return { status: r.status, headers: r.headers, json: await r.json() };
+}
+
+const checks = [];
+function check(name, fn) { checks.push([name, fn]); }
+
+const server = await startServer();
+const base = server.base;
+
+check("health and models", async () => {
+  assert.deepEqual(await (await fetch(`${base}/health`)).json(), { status: "ok" });
+  const models = await (await fetch(`${base}/v1/models`)).json();
+  assert.equal(models.object, "list");
+  assert.equal(models.data.length, 1);
+});
+
+check("non-streaming chat creates a session", async () => {
+  const r = await chat(base, { messages: [{ role: "user", content: "Once upon a time" }], max_tokens: 8 });
+  assert.equal(r.status, 200);
+  assert.equal(r.json.object, "chat.completion");
+  assert.match(r.json.session_id, /^sess_[0-9a-f]{32}$/);
+  assert.equal(r.headers.get("x-session-id"), r.json.session_id);
+  assert.equal(r.json.choices[0].message.role, "assistant");
+  assert.equal(r.json.usage.completion_tokens, 8);
+  assert.equal(r.json.choices[0].finish_reason, "length");
+});
+
+check("three turns send only the new message; the cache covers history", async () => {
+  let session, last = null;
+  for (let turn = 1; turn <= 3; ++turn) {
+    const body = { messages: [{ role: "user", content: `Tell me more, part ${turn}.` }], max_tokens: 12 };
+    if (session) body.session_id = session;
+    const r = await chat(base, body);
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    session = r.json.session_id;
+    const u = r.json.usage;
+    if (last) {
+      assert.ok(u.prompt_tokens > last.prompt_tokens + last.completion_tokens,
+                `turn ${turn}: prompt ${u.prompt_tokens} must contain the previous exchange`);
+      // Everything the previous turn computed, in whole 16-token blocks.
+      const prev = last.prompt_tokens + last.completion_tokens - 1;
+      assert.equal(u.prompt_tokens_details.cached_tokens, Math.floor(prev / 16) * 16, `turn ${turn}`);
+    } else {
+      assert.equal(u.prompt_tokens_details.cached_tokens, 0);
+    }
+    last = u;
+  }
+});
+
+check("streaming: role, deltas, finish, usage, [DONE]", async () => {
+  const r = await fetch(`${base}/v1/chat/completions`, { method: "POST",
+    body: JSON.stringify({ messages: [{ role: "user", content: "Hi" }], max_tokens: 6, stream: true,
+                           stream_options: { include_usage: true } }) });
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get("content-type"), /text\/event-stream/);
+  const text = await r.text();
+  const events = text.split("\n\n").filter((e) => e.length > 0);
+  assert.equal(events.at(-1), "data: [DONE]");
+  const chunks = events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, "")));
+  assert.equal(chunks[0].choices[0].delta.role, "assistant");
+  assert.equal(chunks.at(-2).choices[0].finish_reason, "length");
+  assert.equal(chunks.at(-1).usage.completion_tokens, 6);
+  const content = chunks.flatMap((c) => c.choices.map((ch) => ch.delta.content ?? "")).join("");
+  assert.ok(content.length > 0);
+});
+
+check("concurrent turns on one session are serialized", async () => {
+  const first = await chat(base, { messages: [{ role: "user", content: "Start." }], max_tokens: 4 });
+  const session = first.json.session_id;
+  const n = 12;
+  const results = await Promise.all(Array.from({ length: n }, (_, i) =>
+    chat(base, { session_id: session, messages: [{ role: "user", content: `Turn ${i}` }], max_tokens: 4 })));
+  for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.json));
+  // Each turn's prompt holds every earlier exchange: all prompt sizes differ
+  // and each exceeds the previous one by at least that turn's exchange.
+  const sizes = results.map((r) => r.json.usage.prompt_tokens).sort((a, b) => a - b);
+  for (let i = 1; i < n; ++i) assert.ok(sizes[i] > sizes[i - 1] + 4, `prompt sizes ${sizes}`);
+});
+
+check("errors in OpenAI's schema", async () => {
+  const bad = await chat(base, { messages: [] });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json.error.param, "messages");
+  const unknown = await chat(base, { session_id: "sess_00000000000000000000000000000000",
+                                     messages: [{ role: "user", content: "x" }] });
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.json.error.code, "session_not_found");
+  const junk = await fetch(`${base}/v1/chat/completions`, { method: "POST", body: "{not json" });
+  assert.equal(junk.status, 400);
+  assert.equal((await junk.json()).error.type, "invalid_request_error");
+  const model = await chat(base, { model: "no-such-model", messages: [{ role: "user", content: "x" }] });
+  assert.equal(model.status, 404);
+  const route = await fetch(`${base}/v1/nothing`);
+  assert.equal(route.status, 404);
+});
+
+let failures = 0;
+for (const [name, fn] of checks) {
+  try {
+    await fn();
+    console.log(`ok: ${name}`);
+  } catch (e) {
+    ++failures;
+    console.log(`FAIL: ${name}: ${e.message}`);
+  }
+}
+await stop(server);
+
+// API keys: a second server.
+const keyed = await startServer(["--api-key", "k1,k2"]);
+try {
+  const none = await chat(keyed.base, { messages: [{ role: "user", content: "x" }], max_tokens: 1 });
+  assert.equal(none.status, 401);
+  const wrong = await chat(keyed.base, { messages: [{ role: "user", content: "x" }], max_tokens: 1 },
+                           { authorization: "Bearer nope" });
+  assert.equal(wrong.status, 401);
+  const right = await chat(keyed.base, { messages: [{ role: "user", content: "x" }], max_tokens: 1 },
+                           { authorization: "Bearer k2" });
+  assert.equal(right.status, 200);
+  // A session belongs to the key that made it.
+  const other = await chat(keyed.base, { session_id: right.json.session_id,
+                                         messages: [{ role: "user", content: "y" }], max_tokens: 1 },
+                           { authorization: "Bearer k1" });
+  assert.equal(other.status, 404);
+  console.log("ok: api keys and session ownership");
+} catch (e) {
+  ++failures;
+  console.log(`FAIL: api keys: ${e.message}`);
+}
+await stop(keyed);
+process.exit(failures > 0 ? 1 : 0);
