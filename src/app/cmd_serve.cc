@@ -13,8 +13,8 @@
 // cancels the rest.
 //
 // Endpoints in this version: POST /v1/chat/completions (streaming or not,
-// with session_id / X-Session-Id), GET /v1/models, GET /health. See
-// docs/api.md.
+// with session_id / X-Session-Id), /v1/sessions (create, list, get, delete,
+// fork), GET /v1/models, GET /health. See docs/api.md.
 #include <csignal>
 #include <filesystem>
 #include <cstdio>
@@ -35,6 +35,7 @@
 #include "model/weights.h"
 #include "scheduler/engine_service.h"
 #include "server/chat_service.h"
+#include "server/session_service.h"
 #include "session/memory_session_store.h"
 #include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
@@ -119,6 +120,7 @@ int RunServe(const ServeOptions& o) {
   co.fingerprint = kv::ModelFingerprint(
       {WeightsIdentityOf(o.model), std::string(model::ArchName(config->arch)), "f16", 256});
   server::ChatService chat(co, &*tokenizer, &chat_template, engine->get(), &store);
+  server::SessionService sessions(&chat, &store, co.model_name);
 
   http::Router router;
   router.Add("POST", "/v1/chat/completions",
@@ -128,6 +130,18 @@ int RunServe(const ServeOptions& o) {
   router.Add("GET", "/v1/models", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
     chat.HandleModels(r, std::move(w));
   });
+  router.Add("POST", "/v1/sessions", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
+    sessions.HandleCreate(r, std::move(w));
+  });
+  router.Add("GET", "/v1/sessions", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
+    sessions.HandleList(r, std::move(w));
+  });
+  for (const char* method : {"GET", "DELETE", "POST"}) {
+    router.AddPrefix(method, "/v1/sessions/",
+                     [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
+                       sessions.HandleOne(r, std::move(w));
+                     });
+  }
   router.Add("GET", "/health", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
     chat.HandleHealth(r, std::move(w));
   });

@@ -120,6 +120,46 @@ check("concurrent turns on one session are serialized", async () => {
   for (let i = 1; i < n; ++i) assert.ok(sizes[i] > sizes[i - 1] + 4, `prompt sizes ${sizes}`);
 });
 
+check("sessions: create with a system prompt, get, list, fork, delete", async () => {
+  const json = async (r) => ({ status: r.status, body: await r.json() });
+  const created = await json(await fetch(`${base}/v1/sessions`, { method: "POST",
+    body: JSON.stringify({ system_prompt: "You tell stories.", metadata: { user: "e2e" } }) }));
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const id = created.body.id;
+  assert.match(id, /^sess_[0-9a-f]{32}$/);
+  const t1 = await chat(base, { session_id: id, messages: [{ role: "user", content: "A dragon." }], max_tokens: 5 });
+  assert.equal(t1.status, 200, JSON.stringify(t1.json));
+  const got = await json(await fetch(`${base}/v1/sessions/${id}`));
+  assert.equal(got.status, 200);
+  assert.deepEqual(got.body.messages.map((m) => m.role), ["system", "user", "assistant"]);
+  assert.equal(got.body.messages[2].content, t1.json.choices[0].message.content);
+  assert.equal(got.body.token_count, t1.json.usage.prompt_tokens + t1.json.usage.completion_tokens);
+  // Fork: the copy continues independently and reuses the parent's KV.
+  const fork = await json(await fetch(`${base}/v1/sessions/${id}/fork`, { method: "POST" }));
+  assert.equal(fork.status, 200, JSON.stringify(fork.body));
+  assert.notEqual(fork.body.id, id);
+  const f1 = await chat(base, { session_id: fork.body.id, messages: [{ role: "user", content: "Go on." }], max_tokens: 5 });
+  assert.equal(f1.status, 200);
+  assert.ok(f1.json.usage.prompt_tokens_details.cached_tokens >= 16, JSON.stringify(f1.json.usage));
+  assert.equal((await json(await fetch(`${base}/v1/sessions/${id}`))).body.messages.length, 3);
+  // List pages through everything this caller created.
+  const seen = new Set();
+  let after = "";
+  for (let guard = 0; guard < 100; ++guard) {
+    const page = await json(await fetch(`${base}/v1/sessions?limit=2${after ? `&after=${after}` : ""}`));
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    for (const s of page.body.data) seen.add(s.id);
+    if (!page.body.has_more) break;
+    after = page.body.next_after;
+  }
+  assert.ok(seen.has(id) && seen.has(fork.body.id));
+  const del = await json(await fetch(`${base}/v1/sessions/${id}`, { method: "DELETE" }));
+  assert.deepEqual(del.body, { id, object: "session.deleted", deleted: true });
+  assert.equal((await fetch(`${base}/v1/sessions/${id}`)).status, 404);
+  const after_delete = await chat(base, { session_id: id, messages: [{ role: "user", content: "x" }] });
+  assert.equal(after_delete.status, 404);
+});
+
 check("errors in OpenAI's schema", async () => {
   const bad = await chat(base, { messages: [] });
   assert.equal(bad.status, 400);
