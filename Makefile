@@ -34,19 +34,12 @@ fuzz:
 	@cmake --build build-fuzz -j $(JOBS)
 	@./scripts/run_fuzz.sh build-fuzz/bin/gguf_fuzzer src/gguf/fuzz_corpus $(FUZZ_SECONDS)
 
-DEMO_MODEL ?= ../shared/models/stories260K.gguf
+DEMO_MODEL ?=
 
-# Until `mneme serve` lands, the main job is a raw completion on a real model:
-# the tiny TinyStories Llama from ../shared when present (bring your own GGUF
-# with DEMO_MODEL=path/to/model.gguf).
+# The main job: `mneme serve` on 127.0.0.1:8080 (PORT=...), on a random-weight
+# demo model made by `mneme make-model` unless DEMO_MODEL=path/to/model.gguf.
 run: deps build
-	@./build/bin/mneme --help
-	@if [ -f "$(DEMO_MODEL)" ]; then \
-	  echo; echo "== mneme generate -m $(DEMO_MODEL) -p 'Once upon a time' -n 80 =="; \
-	  ./build/bin/mneme generate -m "$(DEMO_MODEL)" -p "Once upon a time" -n 80; echo; \
-	else \
-	  echo; echo "No model at $(DEMO_MODEL): run 'make run DEMO_MODEL=your.gguf' to generate text."; \
-	fi
+	@./scripts/run_demo.sh "$(DEMO_MODEL)"
 
 test: deps build asan
 	@echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer =="
