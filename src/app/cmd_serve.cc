@@ -14,7 +14,8 @@
 //
 // Endpoints in this version: POST /v1/chat/completions (streaming or not,
 // with session_id / X-Session-Id), /v1/sessions (create, list, get, delete,
-// fork), GET /v1/models, GET /health. See docs/api.md.
+// fork), GET /v1/models, GET /health, GET /metrics (Prometheus). See
+// docs/api.md.
 #include <csignal>
 #include <filesystem>
 #include <cstdio>
@@ -119,7 +120,8 @@ int RunServe(const ServeOptions& o) {
   co.context_length = static_cast<int>(config->context_length);
   co.fingerprint = kv::ModelFingerprint(
       {WeightsIdentityOf(o.model), std::string(model::ArchName(config->arch)), "f16", 256});
-  server::ChatService chat(co, &*tokenizer, &chat_template, engine->get(), &store);
+  server::Metrics metrics;
+  server::ChatService chat(co, &*tokenizer, &chat_template, engine->get(), &store, &metrics);
   server::SessionService sessions(&chat, &store, co.model_name);
 
   http::Router router;
@@ -145,11 +147,22 @@ int RunServe(const ServeOptions& o) {
   router.Add("GET", "/health", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
     chat.HandleHealth(r, std::move(w));
   });
+  http::Server* http_server = nullptr;  // set below, before the first request
+  router.Add("GET", "/metrics", [&](const http::Request&, std::shared_ptr<http::ResponseWriter> w) {
+    server::HttpGauges h;
+    if (http_server != nullptr) {
+      h = {http_server->open_connections(), http_server->requests_total(),
+           http_server->active_streams()};
+    }
+    w->Send(200, "text/plain; version=0.0.4",
+            metrics.Render((*engine)->Stats(), store.Stats(), h));
+  });
   http::ServerOptions ho;
   ho.host = o.host;
   ho.port = o.port;
   auto server = http::Server::Create(ho, std::move(router));
   if (!server.ok()) return Fail(server.status().message());
+  http_server = server->get();
   if (Status s = (*server)->Start(); !s.ok()) return Fail(s.message());
   std::fprintf(stderr, "mneme serve: %s on http://%s:%d (%lld-token context, %d KV blocks)\n",
                co.model_name.c_str(), o.host.c_str(), (*server)->port(),

@@ -61,11 +61,6 @@ int64_t UnixNow() {
       .count();
 }
 
-void SendApiError(http::ResponseWriter* w, const api::ApiError& e,
-                  const http::HeaderList& extra = {}) {
-  w->Send(e.http_status, "application/json", api::ErrorBody(e), extra);
-}
-
 }  // namespace
 
 // Everything one turn needs, shared by the worker, the engine thread's
@@ -90,14 +85,20 @@ struct ChatService::Turn {
   bool done = false;
 };
 
+void ChatService::SendError(http::ResponseWriter* w, const api::ApiError& e) {
+  if (metrics_ != nullptr) metrics_->RecordError(e.http_status);
+  w->Send(e.http_status, "application/json", api::ErrorBody(e));
+}
+
 ChatService::ChatService(ChatServiceOptions options, const Tokenizer* tokenizer,
                          const ChatTemplate* chat_template, scheduler::EngineService* engine,
-                         session::SessionStore* store)
+                         session::SessionStore* store, Metrics* metrics)
     : options_(std::move(options)),
       tokenizer_(tokenizer),
       chat_template_(chat_template),
       engine_(engine),
       store_(store),
+      metrics_(metrics),
       workers_(options_.turn_workers) {}
 
 std::optional<std::string> ChatService::Authorize(const http::Request& request,
@@ -111,7 +112,7 @@ std::optional<std::string> ChatService::Authorize(const http::Request& request,
       if (k == key) return key;
     }
   }
-  SendApiError(writer, api::Unauthorized(!auth.empty()));
+  SendError(writer, api::Unauthorized(!auth.empty()));
   return std::nullopt;
 }
 
@@ -128,14 +129,15 @@ void ChatService::HandleHealth(const http::Request&, std::shared_ptr<http::Respo
 
 void ChatService::HandleChat(const http::Request& request,
                              std::shared_ptr<http::ResponseWriter> writer) {
+  if (metrics_ != nullptr) metrics_->RecordRequest();
   const std::optional<std::string> owner = Authorize(request, writer.get());
   if (!owner) return;
   api::ParseOptions parse;
   parse.vocab_size = static_cast<int32_t>(tokenizer_->vocab().size());
   api::ApiResult<api::ChatCompletionRequest> req = api::ParseChatCompletionRequest(request.body, parse);
-  if (!req.ok()) return SendApiError(writer.get(), req.error());
+  if (!req.ok()) return SendError(writer.get(), req.error());
   if (!req->model.empty() && req->model != options_.model_name) {
-    return SendApiError(writer.get(), api::ModelNotFound(req->model));
+    return SendError(writer.get(), api::ModelNotFound(req->model));
   }
   auto turn = std::make_shared<Turn>();
   turn->writer = std::move(writer);
@@ -158,7 +160,7 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
     init.owner = turn->owner;
     Result<session::Session> created = store_->Create(std::move(init));
     if (!created.ok()) {
-      return SendApiError(w, api::ApiErrorFromStatus(created.status(), api::StatusOrigin::kSession));
+      return SendError(w, api::ApiErrorFromStatus(created.status(), api::StatusOrigin::kSession));
     }
     turn->session_id = created->id;
   }
@@ -166,12 +168,12 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
       store_->BeginTurn(turn->session_id, turn->owner, options_.busy, options_.busy_wait);
   if (!lease.ok()) {
     if (lease.status().code() == StatusCode::kNotFound) {
-      return SendApiError(w, api::SessionNotFound(turn->session_id));
+      return SendError(w, api::SessionNotFound(turn->session_id));
     }
     if (lease.status().code() == StatusCode::kAborted) {
-      return SendApiError(w, api::SessionBusy(turn->session_id));
+      return SendError(w, api::SessionBusy(turn->session_id));
     }
-    return SendApiError(w, api::ApiErrorFromStatus(lease.status(), api::StatusOrigin::kSession));
+    return SendError(w, api::ApiErrorFromStatus(lease.status(), api::StatusOrigin::kSession));
   }
   turn->lease = std::move(*lease);
   const session::Session& s = turn->lease->session();
@@ -195,12 +197,12 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
   Result<TurnPrompt> prompt =
       BuildTurnPrompt(*chat_template_, *tokenizer_, messages, previous ? &*previous : nullptr);
   if (!prompt.ok()) {
-    return SendApiError(w, api::ApiErrorFromStatus(prompt.status(), api::StatusOrigin::kChatTemplate));
+    return SendError(w, api::ApiErrorFromStatus(prompt.status(), api::StatusOrigin::kChatTemplate));
   }
   turn->prompt = std::move(*prompt);
   const int n_prompt = static_cast<int>(turn->prompt.tokens.size());
   if (n_prompt >= options_.context_length) {
-    return SendApiError(w, api::ContextLengthExceeded(n_prompt, options_.context_length));
+    return SendError(w, api::ContextLengthExceeded(n_prompt, options_.context_length));
   }
 
   scheduler::RequestOptions ro;
@@ -245,7 +247,7 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
       w->Write(api::ChatStreamEncoder::Error(e));
       w->Abort();
     } else {
-      SendApiError(w, e);
+      SendError(w, e);
     }
     return;
   }
@@ -306,7 +308,7 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
         turn->writer->Write(api::ChatStreamEncoder::Error(e));
         turn->writer->Abort();
       } else {
-        SendApiError(turn->writer.get(), e);
+        SendError(turn->writer.get(), e);
       }
       return;
     }
@@ -321,6 +323,15 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
         ev.reason == scheduler::FinishReason::kStop || turn->stopped_by_string
             ? api::FinishReason::kStop
             : api::FinishReason::kLength;
+    if (metrics_ != nullptr) {
+      const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
+      metrics_->RecordTurn(ev.stats.generated_tokens > 0
+                               ? seconds(ev.stats.first_token - ev.stats.submitted)
+                               : -1.0,
+                           seconds(ev.stats.finished - ev.stats.submitted), ev.stats.prompt_tokens,
+                           ev.stats.cached_tokens,
+                           static_cast<int64_t>(turn->answer_tokens.size()));
+    }
     api::Usage usage;
     usage.prompt_tokens = ev.stats.prompt_tokens;
     usage.completion_tokens = static_cast<int64_t>(turn->answer_tokens.size());
@@ -373,7 +384,7 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
         turn->writer->Write(api::ChatStreamEncoder::Error(e));
         turn->writer->Abort();
       } else {
-        SendApiError(turn->writer.get(), e);
+        SendError(turn->writer.get(), e);
       }
       return;
     }

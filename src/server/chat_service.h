@@ -36,7 +36,9 @@
 #include "api/id_generator.h"
 #include "http/request.h"
 #include "http/response_writer.h"
+#include "api/api_error.h"
 #include "kv/chunk_hasher.h"
+#include "server/metrics.h"
 #include "scheduler/engine_service.h"
 #include "session/session_store.h"
 #include "tokenizer/chat_template.h"
@@ -73,9 +75,10 @@ class TaskQueue {
 class ChatService {
  public:
   // Everything must outlive the service.
+  // `metrics` may be null.
   ChatService(ChatServiceOptions options, const Tokenizer* tokenizer,
               const ChatTemplate* chat_template, scheduler::EngineService* engine,
-              session::SessionStore* store);
+              session::SessionStore* store, Metrics* metrics = nullptr);
 
   void HandleChat(const http::Request& request, std::shared_ptr<http::ResponseWriter> writer);
   void HandleModels(const http::Request& request, std::shared_ptr<http::ResponseWriter> writer);
@@ -91,12 +94,14 @@ class ChatService {
   void RunTurn(std::shared_ptr<Turn> turn);
   void OnEvents(const std::shared_ptr<Turn>& turn);
   void Release(Turn* turn);  // drops the turn from live_
+  void SendError(http::ResponseWriter* w, const api::ApiError& e);
 
   ChatServiceOptions options_;
   const Tokenizer* tokenizer_;
   const ChatTemplate* chat_template_;
   scheduler::EngineService* engine_;
   session::SessionStore* store_;
+  Metrics* metrics_;
   api::IdGenerator ids_;
   std::atomic<int64_t> turns_running_{0};
   std::mutex live_mu_;

@@ -177,6 +177,25 @@ check("errors in OpenAI's schema", async () => {
   assert.equal(route.status, 404);
 });
 
+check("metrics in Prometheus text", async () => {
+  const r = await fetch(`${base}/metrics`);
+  assert.equal(r.status, 200);
+  const text = await r.text();
+  const value = (name) => {
+    const m = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
+    assert.ok(m, `${name} missing`);
+    return Number(m[1]);
+  };
+  assert.ok(value("mneme_generations_total") >= 5);
+  assert.ok(value("mneme_cached_tokens_total") > 0);
+  assert.ok(value("mneme_prompt_tokens_total") > value("mneme_cached_tokens_total"));
+  assert.ok(value("mneme_kv_blocks_total") > 0);
+  assert.ok(value("mneme_sessions") >= 3);
+  assert.ok(value('mneme_errors_total\\{class="4xx"\\}') >= 3);
+  assert.equal(value('mneme_time_to_first_token_seconds_bucket\\{le="\\+Inf"\\}'),
+               value("mneme_time_to_first_token_seconds_count"));
+});
+
 let failures = 0;
 for (const [name, fn] of checks) {
   try {
