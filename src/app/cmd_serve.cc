@@ -13,7 +13,8 @@
 // cancels the rest.
 //
 // Endpoints in this version: POST /v1/chat/completions (streaming or not,
-// with session_id / X-Session-Id), /v1/sessions (create, list, get, delete,
+// with session_id / X-Session-Id), /v1/responses (create with
+// previous_response_id, get, delete), /v1/sessions (create, list, get, delete,
 // fork), GET /v1/models, GET /health, GET /metrics (Prometheus). See
 // docs/api.md.
 #include <csignal>
@@ -132,6 +133,15 @@ int RunServe(const ServeOptions& o) {
   router.Add("GET", "/v1/models", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
     chat.HandleModels(r, std::move(w));
   });
+  router.Add("POST", "/v1/responses", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
+    chat.HandleResponses(r, std::move(w));
+  });
+  for (const char* method : {"GET", "DELETE"}) {
+    router.AddPrefix(method, "/v1/responses/",
+                     [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
+                       chat.HandleResponseById(r, std::move(w));
+                     });
+  }
   router.Add("POST", "/v1/sessions", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
     sessions.HandleCreate(r, std::move(w));
   });

@@ -1,5 +1,6 @@
 // ChatService (see chat_service.h).
 #include "server/chat_service.h"
+#include "server/turn.h"
 
 #include <algorithm>
 #include <chrono>
@@ -63,28 +64,6 @@ int64_t UnixNow() {
 
 }  // namespace
 
-// Everything one turn needs, shared by the worker, the engine thread's
-// notifier and the connection's close callback.
-struct ChatService::Turn {
-  std::shared_ptr<http::ResponseWriter> writer;
-  api::ChatCompletionRequest request;
-  std::string owner;
-  std::string session_id;
-  std::unique_ptr<session::TurnLease> lease;
-  TurnPrompt prompt;
-  std::shared_ptr<scheduler::RequestHandle> handle;
-  std::optional<IncrementalDecoder> decoder;
-  std::optional<StopChecker> stops;
-  std::optional<api::ChatStreamEncoder> encoder;
-  std::string id;
-  int64_t created = 0;
-  std::string answer;                // text sent (or to send)
-  std::vector<TokenId> answer_tokens;
-  bool stopped_by_string = false;
-  std::mutex mu;                     // notifier calls are serialized by the engine; close is not
-  bool done = false;
-};
-
 void ChatService::SendError(http::ResponseWriter* w, const api::ApiError& e) {
   if (metrics_ != nullptr) metrics_->RecordError(e.http_status);
   w->Send(e.http_status, "application/json", api::ErrorBody(e));
@@ -141,10 +120,15 @@ void ChatService::HandleChat(const http::Request& request,
   }
   auto turn = std::make_shared<Turn>();
   turn->writer = std::move(writer);
-  turn->request = std::move(req).value();
+  api::ChatCompletionRequest chat = std::move(req).value();
+  turn->new_messages = std::move(chat.messages);
+  turn->sampling = std::move(chat.sampling);
+  turn->max_tokens = chat.max_tokens;
+  turn->stream = chat.stream;
+  turn->include_usage = chat.include_usage;
   turn->owner = *owner;
-  if (turn->request.session_id) {
-    turn->session_id = *turn->request.session_id;
+  if (chat.session_id) {
+    turn->session_id = *chat.session_id;
   } else if (std::string_view h = request.Header("x-session-id"); !h.empty()) {
     turn->session_id = std::string(h);
   }
@@ -154,8 +138,13 @@ void ChatService::HandleChat(const http::Request& request,
 void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
   http::ResponseWriter* w = turn->writer.get();
   if (w->IsClosed()) return;
-  // The session: a new one, or the named one's turn lock.
-  if (turn->session_id.empty()) {
+  // The session: a fork of the previous response's, a new one, or the
+  // named one; then its turn lock.
+  if (!turn->fork_from.empty()) {
+    Result<session::Session> forked = store_->Fork(turn->fork_from, turn->owner);
+    if (!forked.ok()) return SendError(w, api::ResponseNotFound(turn->response.previous_response_id.value_or("")));
+    turn->session_id = forked->id;
+  } else if (turn->session_id.empty()) {
     session::SessionInit init;
     init.owner = turn->owner;
     Result<session::Session> created = store_->Create(std::move(init));
@@ -181,6 +170,9 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
   // History + the new messages, rendered; the stored tokens stand for the
   // history's render up to the end of the last answer.
   nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+  if (turn->instructions) {
+    messages.push_back({{"role", "system"}, {"content", *turn->instructions}});
+  }
   for (const std::string& m : s.messages) {
     messages.push_back(nlohmann::ordered_json::parse(m, nullptr, /*allow_exceptions=*/false));
   }
@@ -192,7 +184,7 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
     Result<std::string> text = chat_template_->Render(before, nullptr, true);
     if (text.ok()) previous = ConversationTokens{*text + last_answer, s.tokens};
   }
-  const nlohmann::ordered_json fresh = api::ToTemplateMessages(turn->request.messages);
+  const nlohmann::ordered_json fresh = api::ToTemplateMessages(turn->new_messages);
   for (const auto& m : fresh) messages.push_back(m);
   Result<TurnPrompt> prompt =
       BuildTurnPrompt(*chat_template_, *tokenizer_, messages, previous ? &*previous : nullptr);
@@ -207,17 +199,27 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
 
   scheduler::RequestOptions ro;
   ro.prompt = turn->prompt.tokens;
-  ro.sampling = turn->request.sampling;
+  ro.sampling = turn->sampling;
   const int room = options_.context_length - n_prompt;
-  ro.sampling.max_tokens = std::min(room, turn->request.max_tokens.value_or(room));
+  ro.sampling.max_tokens = std::min(room, turn->max_tokens.value_or(room));
   ro.cache_namespace = turn->owner;
-  turn->id = ids_.Next("chatcmpl-");
+  turn->id = ids_.Next(turn->responses ? "resp_" : "chatcmpl-");
   turn->created = UnixNow();
   turn->decoder.emplace(*tokenizer_, IncrementalDecoder::Options{.continuation = true});
   turn->stops.emplace(ro.sampling.stop, tokenizer_->vocab().eog_ids, ro.sampling.ignore_eos);
-  if (turn->request.stream) {
+  if (turn->responses) {
+    turn->response.id = turn->id;
+    turn->response.message_id = ids_.Next("msg_");
+    turn->response.created_at = turn->created;
+    turn->response.model = options_.model_name;
+    turn->response.instructions = turn->instructions;
+    turn->response.max_output_tokens = turn->max_tokens;
+    turn->response.temperature = turn->sampling.temperature;
+    turn->response.top_p = turn->sampling.top_p;
+    if (turn->stream) turn->response_encoder.emplace(turn->response);
+  } else if (turn->stream) {
     turn->encoder.emplace(api::StreamHeader{turn->id, turn->created, options_.model_name,
-                                            turn->session_id, turn->request.include_usage});
+                                            turn->session_id, turn->include_usage});
   }
   turn->handle = std::make_shared<scheduler::RequestHandle>(0);
   // The turn lives in live_ until its final event; callbacks hold weak
@@ -231,9 +233,9 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
     live_[turn.get()] = turn;
   }
   ++turns_running_;
-  if (turn->encoder) {
+  if (turn->stream) {
     w->StartStream(200, "text/event-stream", {{"X-Session-Id", turn->session_id}});
-    w->Write(turn->encoder->Start());
+    w->Write(turn->responses ? turn->response_encoder->Start() : turn->encoder->Start());
   }
   Status submitted = engine_->Submit(turn->handle, std::move(ro));
   if (!submitted.ok()) {
@@ -242,13 +244,7 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
       turn->done = true;
     }
     Release(turn.get());
-    const api::ApiError e = api::ApiErrorFromStatus(submitted, api::StatusOrigin::kEngineSubmit);
-    if (turn->encoder) {
-      w->Write(api::ChatStreamEncoder::Error(e));
-      w->Abort();
-    } else {
-      SendError(w, e);
-    }
+    Fail(*turn, api::ApiErrorFromStatus(submitted, api::StatusOrigin::kEngineSubmit));
     return;
   }
   // A client that goes away cancels generation; the lease is then dropped
@@ -279,7 +275,7 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
       const std::string piece = turn->decoder->Add(ev.token);
       StopChecker::Step step = turn->stops->Add(ev.token, piece);
       turn->answer += step.text;
-      if (turn->encoder && !step.text.empty()) turn->writer->Write(turn->encoder->Delta(step.text));
+      Delta(*turn, step.text);
       if (step.stop == StopReason::kStopString) {
         turn->stopped_by_string = true;
         turn->handle->Cancel();
@@ -301,15 +297,10 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
     if (!ok) {
       // Failed or client gone: no commit, the session stays as it was.
       turn->lease.reset();
-      const api::ApiError e = ev.reason == scheduler::FinishReason::kError
-                                  ? api::InternalError(ev.error.message())
-                                  : api::MakeError(499, "the request was cancelled");
-      if (turn->encoder) {
-        turn->writer->Write(api::ChatStreamEncoder::Error(e));
-        turn->writer->Abort();
-      } else {
-        SendError(turn->writer.get(), e);
-      }
+      Fail(*turn, ev.reason == scheduler::FinishReason::kError
+                      ? api::InternalError(ev.error.message())
+                      : api::MakeError(499, "the request was cancelled"));
+      DropForkedSession(*turn);
       return;
     }
     if (!turn->stopped_by_string) {
@@ -317,7 +308,7 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
       StopChecker::Step step = turn->stops->Add(-1, tail);
       std::string rest = step.text + (step.stop == StopReason::kNone ? turn->stops->Finish() : "");
       turn->answer += rest;
-      if (turn->encoder && !rest.empty()) turn->writer->Write(turn->encoder->Delta(rest));
+      Delta(*turn, rest);
     }
     const api::FinishReason reason =
         ev.reason == scheduler::FinishReason::kStop || turn->stopped_by_string
@@ -341,7 +332,7 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
     // render up to the end of the answer (the model's own tokens, unless a
     // stop string cut the answer: then its text, re-tokenized).
     session::TurnAppend append;
-    for (const api::ChatMessage& m : turn->request.messages) {
+    for (const api::ChatMessage& m : turn->new_messages) {
       append.messages.push_back(api::DumpJson(api::ChatMessageJson(m)));
     }
     append.messages.push_back(
@@ -379,13 +370,12 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
     Status committed = turn->lease->Commit(std::move(append));
     turn->lease.reset();
     if (!committed.ok()) {
-      const api::ApiError e = api::ApiErrorFromStatus(committed, api::StatusOrigin::kSession);
-      if (turn->encoder) {
-        turn->writer->Write(api::ChatStreamEncoder::Error(e));
-        turn->writer->Abort();
-      } else {
-        SendError(turn->writer.get(), e);
-      }
+      Fail(*turn, api::ApiErrorFromStatus(committed, api::StatusOrigin::kSession));
+      DropForkedSession(*turn);
+      return;
+    }
+    if (turn->responses) {
+      FinishResponse(*turn, reason, usage);
       return;
     }
     if (turn->encoder) {
@@ -405,6 +395,18 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
     }
     return;
   }
+}
+
+void ChatService::Delta(Turn& turn, const std::string& text) {
+  if (text.empty() || !turn.stream) return;
+  turn.writer->Write(turn.responses ? turn.response_encoder->Delta(text) : turn.encoder->Delta(text));
+}
+
+void ChatService::Fail(Turn& turn, const api::ApiError& e) {
+  if (!turn.stream) return SendError(turn.writer.get(), e);
+  if (metrics_ != nullptr) metrics_->RecordError(e.http_status);
+  turn.writer->Write(turn.responses ? turn.response_encoder->Fail(e) : api::ChatStreamEncoder::Error(e));
+  turn.writer->Abort();
 }
 
 }  // namespace mneme::server

@@ -37,6 +37,7 @@
 #include "http/request.h"
 #include "http/response_writer.h"
 #include "api/api_error.h"
+#include "api/responses_object.h"
 #include "kv/chunk_hasher.h"
 #include "server/metrics.h"
 #include "scheduler/engine_service.h"
@@ -83,6 +84,11 @@ class ChatService {
   void HandleChat(const http::Request& request, std::shared_ptr<http::ResponseWriter> writer);
   void HandleModels(const http::Request& request, std::shared_ptr<http::ResponseWriter> writer);
   void HandleHealth(const http::Request& request, std::shared_ptr<http::ResponseWriter> writer);
+  // The Responses API (responses.cc): POST /v1/responses, and GET / DELETE
+  // /v1/responses/{id} (a prefix route).
+  void HandleResponses(const http::Request& request, std::shared_ptr<http::ResponseWriter> writer);
+  void HandleResponseById(const http::Request& request,
+                          std::shared_ptr<http::ResponseWriter> writer);
 
   // The caller's key ("" when keys are off), or nullopt after answering 401.
   std::optional<std::string> Authorize(const http::Request& request, http::ResponseWriter* writer);
@@ -95,6 +101,24 @@ class ChatService {
   void OnEvents(const std::shared_ptr<Turn>& turn);
   void Release(Turn* turn);  // drops the turn from live_
   void SendError(http::ResponseWriter* w, const api::ApiError& e);
+  // Output of a turn, whatever the API: text deltas (streams only), a
+  // failure (an error body, or an error event and a truncated stream).
+  void Delta(Turn& turn, const std::string& text);
+  void Fail(Turn& turn, const api::ApiError& e);
+  // Responses API: the answer, stored for GET / previous_response_id.
+  void FinishResponse(Turn& turn, api::FinishReason reason, const api::Usage& usage);
+  // A Responses turn that failed leaves no session behind.
+  void DropForkedSession(Turn& turn);
+
+  // Stored responses: id -> (owner, the session after that response, object).
+  struct StoredResponse {
+    std::string owner;
+    std::string session_id;
+    api::ResponseObject object;
+  };
+  std::mutex responses_mu_;
+  std::unordered_map<std::string, StoredResponse> responses_;
+  std::deque<std::string> response_order_;  // oldest first, for the bound
 
   ChatServiceOptions options_;
   const Tokenizer* tokenizer_;

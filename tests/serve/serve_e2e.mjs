@@ -177,6 +177,44 @@ check("errors in OpenAI's schema", async () => {
   assert.equal(route.status, 404);
 });
 
+check("responses: previous_response_id chains and branches, get, delete, store=false, streaming", async () => {
+  const post = async (body) => {
+    const r = await fetch(`${base}/v1/responses`, { method: "POST", body: JSON.stringify(body) });
+    return { status: r.status, body: await r.json() };
+  };
+  const r1 = await post({ input: "Once upon a time", instructions: "Tell a story.", max_output_tokens: 6 });
+  assert.equal(r1.status, 200, JSON.stringify(r1.body));
+  assert.equal(r1.body.object, "response");
+  assert.match(r1.body.id, /^resp_/);
+  assert.equal(r1.body.status, "incomplete");  // stopped by max_output_tokens
+  const text1 = r1.body.output[0].content[0].text;
+  assert.equal(r1.body.output_text ?? text1, text1);
+  const r2 = await post({ input: "What next?", previous_response_id: r1.body.id, max_output_tokens: 6 });
+  assert.equal(r2.status, 200, JSON.stringify(r2.body));
+  assert.ok(r2.body.usage.input_tokens_details.cached_tokens > 0, JSON.stringify(r2.body.usage));
+  // Branch from r1 again: same history as r2's, not r2's answer.
+  const r3 = await post({ input: "What next?", previous_response_id: r1.body.id, max_output_tokens: 6 });
+  assert.equal(r3.body.usage.input_tokens, r2.body.usage.input_tokens);
+  const got = await (await fetch(`${base}/v1/responses/${r2.body.id}`)).json();
+  assert.equal(got.id, r2.body.id);
+  assert.equal(got.output[0].content[0].text, r2.body.output[0].content[0].text);
+  const del = await (await fetch(`${base}/v1/responses/${r2.body.id}`, { method: "DELETE" })).json();
+  assert.equal(del.deleted, true);
+  assert.equal((await fetch(`${base}/v1/responses/${r2.body.id}`)).status, 404);
+  assert.equal((await post({ input: "x", previous_response_id: r2.body.id })).status, 404);
+  const unstored = await post({ input: "x", store: false, max_output_tokens: 2 });
+  assert.equal(unstored.status, 200);
+  assert.equal((await post({ input: "y", previous_response_id: unstored.body.id })).status, 404);
+  // Streaming: the Responses events in order, ending with response.incomplete.
+  const s = await fetch(`${base}/v1/responses`, { method: "POST",
+    body: JSON.stringify({ input: "Hi", stream: true, max_output_tokens: 4 }) });
+  const events = (await s.text()).split("\n\n").filter((e) => e).map((e) => /^event: (\S+)/.exec(e)[1]);
+  assert.deepEqual(events.slice(0, 4), ["response.created", "response.in_progress",
+                                        "response.output_item.added", "response.content_part.added"]);
+  assert.ok(events.includes("response.output_text.delta"));
+  assert.equal(events.at(-1), "response.incomplete");
+});
+
 check("metrics in Prometheus text", async () => {
   const r = await fetch(`${base}/metrics`);
   assert.equal(r.status, 200);
