@@ -12,7 +12,8 @@
 // gracefully: stops accepting, lets running turns finish for up to 10 s,
 // cancels the rest.
 //
-// Endpoints in this version: POST /v1/chat/completions (streaming or not,
+// Endpoints in this version: POST /v1/completions, POST /v1/chat/completions
+// (streaming or not,
 // with session_id / X-Session-Id), /v1/responses (create with
 // previous_response_id, get, delete), /v1/sessions (create, list, get, delete,
 // fork), GET /v1/models, GET /health, GET /metrics (Prometheus). See
@@ -132,6 +133,9 @@ int RunServe(const ServeOptions& o) {
              });
   router.Add("GET", "/v1/models", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
     chat.HandleModels(r, std::move(w));
+  });
+  router.Add("POST", "/v1/completions", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
+    chat.HandleCompletions(r, std::move(w));
   });
   router.Add("POST", "/v1/responses", [&](const http::Request& r, std::shared_ptr<http::ResponseWriter> w) {
     chat.HandleResponses(r, std::move(w));

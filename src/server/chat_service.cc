@@ -11,6 +11,8 @@
 #include "api/chat_messages.h"
 #include "api/chat_request.h"
 #include "api/chat_response.h"
+#include "api/completion_request.h"
+#include "api/completion_response.h"
 #include "api/json_io.h"
 #include "api/model_list.h"
 #include "model/stop_checker.h"
@@ -135,21 +137,24 @@ void ChatService::HandleChat(const http::Request& request,
   workers_.Post([this, turn] { RunTurn(turn); });
 }
 
-void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
+bool ChatService::PrepareSessionTurn(Turn* turn) {
   http::ResponseWriter* w = turn->writer.get();
-  if (w->IsClosed()) return;
   // The session: a fork of the previous response's, a new one, or the
   // named one; then its turn lock.
   if (!turn->fork_from.empty()) {
     Result<session::Session> forked = store_->Fork(turn->fork_from, turn->owner);
-    if (!forked.ok()) return SendError(w, api::ResponseNotFound(turn->response.previous_response_id.value_or("")));
+    if (!forked.ok()) {
+      SendError(w, api::ResponseNotFound(turn->response.previous_response_id.value_or("")));
+      return false;
+    }
     turn->session_id = forked->id;
   } else if (turn->session_id.empty()) {
     session::SessionInit init;
     init.owner = turn->owner;
     Result<session::Session> created = store_->Create(std::move(init));
     if (!created.ok()) {
-      return SendError(w, api::ApiErrorFromStatus(created.status(), api::StatusOrigin::kSession));
+      SendError(w, api::ApiErrorFromStatus(created.status(), api::StatusOrigin::kSession));
+      return false;
     }
     turn->session_id = created->id;
   }
@@ -157,12 +162,15 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
       store_->BeginTurn(turn->session_id, turn->owner, options_.busy, options_.busy_wait);
   if (!lease.ok()) {
     if (lease.status().code() == StatusCode::kNotFound) {
-      return SendError(w, api::SessionNotFound(turn->session_id));
+      SendError(w, api::SessionNotFound(turn->session_id));
+      return false;
     }
     if (lease.status().code() == StatusCode::kAborted) {
-      return SendError(w, api::SessionBusy(turn->session_id));
+      SendError(w, api::SessionBusy(turn->session_id));
+      return false;
     }
-    return SendError(w, api::ApiErrorFromStatus(lease.status(), api::StatusOrigin::kSession));
+    SendError(w, api::ApiErrorFromStatus(lease.status(), api::StatusOrigin::kSession));
+    return false;
   }
   turn->lease = std::move(*lease);
   const session::Session& s = turn->lease->session();
@@ -189,9 +197,22 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
   Result<TurnPrompt> prompt =
       BuildTurnPrompt(*chat_template_, *tokenizer_, messages, previous ? &*previous : nullptr);
   if (!prompt.ok()) {
-    return SendError(w, api::ApiErrorFromStatus(prompt.status(), api::StatusOrigin::kChatTemplate));
+    SendError(w, api::ApiErrorFromStatus(prompt.status(), api::StatusOrigin::kChatTemplate));
+    DropForkedSession(*turn);
+    return false;
   }
   turn->prompt = std::move(*prompt);
+  return true;
+}
+
+void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
+  http::ResponseWriter* w = turn->writer.get();
+  if (w->IsClosed()) return;
+  if (turn->raw) {
+    turn->prompt.tokens = turn->raw_prompt;
+  } else if (!PrepareSessionTurn(turn.get())) {
+    return;
+  }
   const int n_prompt = static_cast<int>(turn->prompt.tokens.size());
   if (n_prompt >= options_.context_length) {
     return SendError(w, api::ContextLengthExceeded(n_prompt, options_.context_length));
@@ -203,11 +224,17 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
   const int room = options_.context_length - n_prompt;
   ro.sampling.max_tokens = std::min(room, turn->max_tokens.value_or(room));
   ro.cache_namespace = turn->owner;
-  turn->id = ids_.Next(turn->responses ? "resp_" : "chatcmpl-");
+  turn->id = ids_.Next(turn->raw ? "cmpl-" : turn->responses ? "resp_" : "chatcmpl-");
   turn->created = UnixNow();
   turn->decoder.emplace(*tokenizer_, IncrementalDecoder::Options{.continuation = true});
   turn->stops.emplace(ro.sampling.stop, tokenizer_->vocab().eog_ids, ro.sampling.ignore_eos);
-  if (turn->responses) {
+  if (turn->raw) {
+    if (turn->stream) {
+      turn->completion_encoder.emplace(api::StreamHeader{turn->id, turn->created,
+                                                         options_.model_name, std::nullopt,
+                                                         turn->include_usage});
+    }
+  } else if (turn->responses) {
     turn->response.id = turn->id;
     turn->response.message_id = ids_.Next("msg_");
     turn->response.created_at = turn->created;
@@ -234,8 +261,12 @@ void ChatService::RunTurn(std::shared_ptr<Turn> turn) {
   }
   ++turns_running_;
   if (turn->stream) {
-    w->StartStream(200, "text/event-stream", {{"X-Session-Id", turn->session_id}});
-    w->Write(turn->responses ? turn->response_encoder->Start() : turn->encoder->Start());
+    http::HeaderList headers;
+    if (!turn->raw) headers.emplace_back("X-Session-Id", turn->session_id);
+    w->StartStream(200, "text/event-stream", headers);
+    if (!turn->raw) {
+      w->Write(turn->responses ? turn->response_encoder->Start() : turn->encoder->Start());
+    }
   }
   Status submitted = engine_->Submit(turn->handle, std::move(ro));
   if (!submitted.ok()) {
@@ -328,6 +359,10 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
     usage.completion_tokens = static_cast<int64_t>(turn->answer_tokens.size());
     usage.cached_tokens = ev.stats.cached_tokens;
 
+    if (turn->raw) {
+      FinishCompletion(*turn, reason, usage);
+      return;
+    }
     // Commit: the new messages and the answer; the tokens now stand for the
     // render up to the end of the answer (the model's own tokens, unless a
     // stop string cut the answer: then its text, re-tokenized).
@@ -399,7 +434,60 @@ void ChatService::OnEvents(const std::shared_ptr<Turn>& turn) {
 
 void ChatService::Delta(Turn& turn, const std::string& text) {
   if (text.empty() || !turn.stream) return;
-  turn.writer->Write(turn.responses ? turn.response_encoder->Delta(text) : turn.encoder->Delta(text));
+  turn.writer->Write(turn.raw         ? turn.completion_encoder->Delta(text)
+                     : turn.responses ? turn.response_encoder->Delta(text)
+                                      : turn.encoder->Delta(text));
+}
+
+void ChatService::FinishCompletion(Turn& turn, api::FinishReason reason, const api::Usage& usage) {
+  if (turn.stream) {
+    turn.writer->Write(turn.completion_encoder->Finish(reason, usage));
+    turn.writer->End();
+    return;
+  }
+  api::CompletionResult r;
+  r.id = turn.id;
+  r.created = turn.created;
+  r.model = options_.model_name;
+  r.text = turn.answer;
+  r.finish_reason = reason;
+  r.usage = usage;
+  turn.writer->Send(200, "application/json", api::CompletionJson(r));
+}
+
+void ChatService::HandleCompletions(const http::Request& request,
+                                    std::shared_ptr<http::ResponseWriter> writer) {
+  if (metrics_ != nullptr) metrics_->RecordRequest();
+  const std::optional<std::string> owner = Authorize(request, writer.get());
+  if (!owner) return;
+  api::ParseOptions parse;
+  parse.vocab_size = static_cast<int32_t>(tokenizer_->vocab().size());
+  api::ApiResult<api::CompletionRequest> parsed = api::ParseCompletionRequest(request.body, parse);
+  if (!parsed.ok()) return SendError(writer.get(), parsed.error());
+  api::CompletionRequest req = std::move(parsed).value();
+  if (!req.model.empty() && req.model != options_.model_name) {
+    return SendError(writer.get(), api::ModelNotFound(req.model));
+  }
+  auto turn = std::make_shared<Turn>();
+  turn->writer = std::move(writer);
+  turn->owner = *owner;
+  turn->raw = true;
+  if (req.prompt_is_tokens()) {
+    turn->raw_prompt = std::get<std::vector<TokenId>>(req.prompt);
+  } else {
+    // As llama-server: BOS when the vocabulary asks for it, special-token
+    // text recognized.
+    turn->raw_prompt = tokenizer_->Encode(std::get<std::string>(req.prompt),
+                                          {.add_special = true, .parse_special = true});
+  }
+  if (turn->raw_prompt.empty()) {
+    return SendError(turn->writer.get(), api::InvalidRequest("prompt", "the prompt is empty"));
+  }
+  turn->sampling = std::move(req.sampling);
+  turn->max_tokens = req.max_tokens;
+  turn->stream = req.stream;
+  turn->include_usage = req.include_usage;
+  workers_.Post([this, turn] { RunTurn(turn); });
 }
 
 void ChatService::Fail(Turn& turn, const api::ApiError& e) {

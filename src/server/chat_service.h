@@ -87,6 +87,9 @@ class ChatService {
   // The Responses API (responses.cc): POST /v1/responses, and GET / DELETE
   // /v1/responses/{id} (a prefix route).
   void HandleResponses(const http::Request& request, std::shared_ptr<http::ResponseWriter> writer);
+  // POST /v1/completions: a raw prompt, no session.
+  void HandleCompletions(const http::Request& request,
+                         std::shared_ptr<http::ResponseWriter> writer);
   void HandleResponseById(const http::Request& request,
                           std::shared_ptr<http::ResponseWriter> writer);
 
@@ -109,6 +112,10 @@ class ChatService {
   void FinishResponse(Turn& turn, api::FinishReason reason, const api::Usage& usage);
   // A Responses turn that failed leaves no session behind.
   void DropForkedSession(Turn& turn);
+  void FinishCompletion(Turn& turn, api::FinishReason reason, const api::Usage& usage);
+  // Session, history and prompt of a chat or Responses turn (false after
+  // answering an error).
+  bool PrepareSessionTurn(Turn* turn);
 
   // Stored responses: id -> (owner, the session after that response, object).
   struct StoredResponse {

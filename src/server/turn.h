@@ -11,6 +11,7 @@
 
 #include "api/chat_messages.h"
 #include "api/chat_response.h"
+#include "api/completion_response.h"
 #include "api/responses_object.h"
 #include "model/sampler.h"
 #include "model/stop_checker.h"
@@ -38,6 +39,10 @@ struct ChatService::Turn {
   std::string fork_from;
   api::ResponseObject response;
   std::optional<api::ResponseStreamEncoder> response_encoder;
+  // Raw completions (/v1/completions): no session, the prompt as given.
+  bool raw = false;
+  std::vector<TokenId> raw_prompt;
+  std::optional<api::CompletionStreamEncoder> completion_encoder;
   std::string owner;
   std::string session_id;
   std::unique_ptr<session::TurnLease> lease;

@@ -215,6 +215,24 @@ check("responses: previous_response_id chains and branches, get, delete, store=f
   assert.equal(events.at(-1), "response.incomplete");
 });
 
+check("raw completions continue the prompt (stories260K's documented greedy text)", async () => {
+  const post = async (body) => {
+    const r = await fetch(`${base}/v1/completions`, { method: "POST", body: JSON.stringify(body) });
+    return { status: r.status, body: await r.json() };
+  };
+  const r = await post({ prompt: "Once upon a time, there was a little girl named", max_tokens: 10,
+                         temperature: 0 });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.object, "text_completion");
+  assert.match(r.body.choices[0].text, /^ Lily\. She loved to play/);
+  const s = await fetch(`${base}/v1/completions`, { method: "POST", body: JSON.stringify(
+    { prompt: "Once upon a time, there was a little girl named", max_tokens: 10, temperature: 0, stream: true }) });
+  const chunks = (await s.text()).split("\n\n").filter((e) => e && e !== "data: [DONE]")
+    .map((e) => JSON.parse(e.replace(/^data: /, "")));
+  assert.equal(chunks.map((c) => c.choices[0].text).join(""), r.body.choices[0].text);
+  assert.equal((await post({ prompt: [[1, 2], [3]] })).status, 400);
+});
+
 check("metrics in Prometheus text", async () => {
   const r = await fetch(`${base}/metrics`);
   assert.equal(r.status, 200);
