@@ -11,3 +11,13 @@ if(MNEME_NODE)
                    ${MNEME_SHARED_DIR}/models/stories260K.gguf)
   set_tests_properties(serve_e2e PROPERTIES LABELS e2e TIMEOUT 180)
 endif()
+
+# The same server driven by the official OpenAI SDK (npm `openai`, installed
+# by scripts/install_deps.sh into tests/oracle): chat, streaming, a session,
+# the Responses API with previous_response_id, the SDK's error classes.
+if(MNEME_NODE AND EXISTS ${MNEME_ORACLE_DIR}/node_modules/openai)
+  add_test(NAME serve_openai_sdk
+           COMMAND ${MNEME_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/serve/openai_sdk.mjs ${MNEME_BIN}
+                   ${MNEME_SHARED_DIR}/models/stories260K.gguf)
+  set_tests_properties(serve_openai_sdk PROPERTIES LABELS e2e TIMEOUT 180)
+endif()
