@@ -2,13 +2,16 @@
 # real server on a free loopback port with stories260K.gguf and drives it with
 # Node's fetch (a pooling keep-alive client): chat with and without
 # streaming, a three-turn session whose cached tokens cover the history,
-# concurrent turns on one session serialized, OpenAI-schema errors, API keys
+# 50 concurrent turns on one session serialized (exactly 50 exchanges), 200
+# sessions x 3 turns at once, a client gone mid-stream leaving its session
+# unchanged, /v1/sessions, the Responses API, raw completions, metrics, OpenAI-schema errors, API keys
 # and session ownership, clean exit on SIGTERM.
 find_program(MNEME_NODE node)
 if(MNEME_NODE)
   add_test(NAME serve_e2e
            COMMAND ${MNEME_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/serve/serve_e2e.mjs ${MNEME_BIN}
-                   ${MNEME_SHARED_DIR}/models/stories260K.gguf)
+                   ${MNEME_SHARED_DIR}/models/stories260K.gguf
+                   ${MNEME_SHARED_DIR}/models/vocab/ggml-vocab-llama-spm.gguf)
   set_tests_properties(serve_e2e PROPERTIES LABELS e2e TIMEOUT 180)
 endif()
 

@@ -5,18 +5,21 @@
 // one session serialized (each prompt contains every earlier exchange),
 // errors in OpenAI's schema, API keys, and a clean exit on SIGTERM.
 //
-//   node serve_e2e.mjs MNEME_BIN MODEL.gguf
-import { spawn } from "node:child_process";
+//   node serve_e2e.mjs MNEME_BIN MODEL.gguf VOCAB.gguf
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import assert from "node:assert/strict";
 
-const [bin, model] = process.argv.slice(2);
-if (!bin || !model) {
-  console.error("usage: serve_e2e.mjs MNEME_BIN MODEL.gguf");
+const [bin, model, vocab] = process.argv.slice(2);
+if (!bin || !model || !vocab) {
+  console.error("usage: serve_e2e.mjs MNEME_BIN MODEL.gguf VOCAB.gguf");
   process.exit(2);
 }
 
-async function startServer(extra = []) {
-  const child = spawn(bin, ["serve", "-m", model, "--port", "0", "--threads", "1", "--kv-mem", "64",
+async function startServer(extra = [], modelPath = model) {
+  const child = spawn(bin, ["serve", "-m", modelPath, "--port", "0", "--threads", "1", "--kv-mem", "64",
                             ...extra], { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   const port = await new Promise((resolve, reject) => {
@@ -107,17 +110,78 @@ check("streaming: role, deltas, finish, usage, [DONE]", async () => {
   assert.ok(content.length > 0);
 });
 
-check("concurrent turns on one session are serialized", async () => {
-  const first = await chat(base, { messages: [{ role: "user", content: "Start." }], max_tokens: 4 });
+check("50 concurrent turns on one session: 50 exchanges, each saw all earlier ones", async () => {
+  // 50 exchanges outgrow stories260K's 2048-token context: a small random
+  // model with an 8192-token context (mneme make-model) serves this one.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mneme-e2e-"));
+  const long = path.join(dir, "long.gguf");
+  execFileSync(bin, ["make-model", "--arch", "llama", "--type", "f32", "--vocab", vocab, "--dim", "64",
+                     "--layers", "2", "--heads", "4", "--kv-heads", "2", "--ff", "128", "--ctx", "8192",
+                     "--seed", "3", "-o", long]);
+  const server2 = await startServer([], long);
+  try {
+    await fiftyTurns(server2.base);
+  } finally {
+    await stop(server2);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function fiftyTurns(base) {
+  const first = await chat(base, { messages: [{ role: "user", content: "Start." }], max_tokens: 2 });
   const session = first.json.session_id;
-  const n = 12;
+  const n = 50;
   const results = await Promise.all(Array.from({ length: n }, (_, i) =>
-    chat(base, { session_id: session, messages: [{ role: "user", content: `Turn ${i}` }], max_tokens: 4 })));
+    chat(base, { session_id: session, messages: [{ role: "user", content: `Turn ${i}` }], max_tokens: 2 })));
   for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.json));
   // Each turn's prompt holds every earlier exchange: all prompt sizes differ
   // and each exceeds the previous one by at least that turn's exchange.
   const sizes = results.map((r) => r.json.usage.prompt_tokens).sort((a, b) => a - b);
-  for (let i = 1; i < n; ++i) assert.ok(sizes[i] > sizes[i - 1] + 4, `prompt sizes ${sizes}`);
+  for (let i = 1; i < n; ++i) assert.ok(sizes[i] > sizes[i - 1] + 2, `prompt sizes ${sizes}`);
+  const history = (await (await fetch(`${base}/v1/sessions/${session}`)).json()).messages;
+  assert.equal(history.length, 2 + 2 * n);
+  const users = history.filter((m) => m.role === "user").map((m) => m.content);
+  assert.equal(new Set(users).size, n + 1, "every turn landed exactly once");
+}
+
+check("200 sessions x 3 turns concurrently", async () => {
+  const sessions = 200;
+  const run = async (k) => {
+    let id;
+    for (let t = 0; t < 3; ++t) {
+      const body = { messages: [{ role: "user", content: `s${k} t${t}` }], max_tokens: 2 };
+      if (id) body.session_id = id;
+      const r = await chat(base, body);
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      id = r.json.session_id;
+    }
+    return id;
+  };
+  const ids = await Promise.all(Array.from({ length: sessions }, (_, k) => run(k)));
+  assert.equal(new Set(ids).size, sessions);
+  const one = await (await fetch(`${base}/v1/sessions/${ids[7]}`)).json();
+  assert.deepEqual(one.messages.filter((m) => m.role === "user").map((m) => m.content), ["s7 t0", "s7 t1", "s7 t2"]);
+});
+
+check("a client that disconnects mid-stream leaves its session unchanged", async () => {
+  const first = await chat(base, { messages: [{ role: "user", content: "Keep this." }], max_tokens: 2 });
+  const session = first.json.session_id;
+  const before = await (await fetch(`${base}/v1/sessions/${session}`)).json();
+  const abort = new AbortController();
+  const r = await fetch(`${base}/v1/chat/completions`, { method: "POST", signal: abort.signal,
+    body: JSON.stringify({ session_id: session, stream: true, max_tokens: 1500,
+                           messages: [{ role: "user", content: "A long story, please." }] }) });
+  const reader = r.body.getReader();
+  await reader.read();  // the first chunk: generation has started
+  abort.abort();
+  await reader.closed.catch(() => {});
+  // The next turn waits for the cancelled one to end, then sees the old history.
+  const next = await chat(base, { session_id: session, messages: [{ role: "user", content: "Next." }], max_tokens: 2 });
+  assert.equal(next.status, 200);
+  const after = await (await fetch(`${base}/v1/sessions/${session}`)).json();
+  assert.deepEqual(after.messages.slice(0, before.messages.length), before.messages);
+  assert.equal(after.messages.length, before.messages.length + 2);
+  assert.ok(!after.messages.some((m) => m.content === "A long story, please."));
 });
 
 check("sessions: create with a system prompt, get, list, fork, delete", async () => {
@@ -146,7 +210,7 @@ check("sessions: create with a system prompt, get, list, fork, delete", async ()
   const seen = new Set();
   let after = "";
   for (let guard = 0; guard < 100; ++guard) {
-    const page = await json(await fetch(`${base}/v1/sessions?limit=2${after ? `&after=${after}` : ""}`));
+    const page = await json(await fetch(`${base}/v1/sessions?limit=100${after ? `&after=${after}` : ""}`));
     assert.equal(page.status, 200, JSON.stringify(page.body));
     for (const s of page.body.data) seen.add(s.id);
     if (!page.body.has_more) break;
