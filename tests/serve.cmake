@@ -24,3 +24,14 @@ if(MNEME_NODE AND EXISTS ${MNEME_ORACLE_DIR}/node_modules/openai)
                    ${MNEME_SHARED_DIR}/models/stories260K.gguf)
   set_tests_properties(serve_openai_sdk PROPERTIES LABELS e2e TIMEOUT 180)
 endif()
+
+# Bounded loopback load (tests/serve/load.mjs): 1,000 concurrent streaming
+# requests (most queued) all complete, 48 users x 5 session rounds through a
+# pooling keep-alive client with zero dropped; prints RSS per idle session
+# and per open stream.
+if(MNEME_NODE)
+  add_test(NAME serve_load
+           COMMAND ${MNEME_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/serve/load.mjs ${MNEME_BIN}
+                   ${MNEME_SHARED_DIR}/models/stories260K.gguf)
+  set_tests_properties(serve_load PROPERTIES LABELS e2e TIMEOUT 600)
+endif()

@@ -107,6 +107,9 @@ int RunServe(const ServeOptions& o) {
   if (!runner.ok()) return Fail(runner.status().message());
   scheduler::EngineOptions eo;
   eo.scheduler.context_length = static_cast<int>(config->context_length);
+  // Thousands of open streams may wait for the engine (each costs a few KiB);
+  // beyond this the API answers 429.
+  eo.max_waiting = 4096;
   auto engine = scheduler::EngineService::Create(runner->get(), tokenizer->vocab().eog_ids, eo);
   if (!engine.ok()) return Fail(engine.status().message());
 
