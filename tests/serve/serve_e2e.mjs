@@ -350,4 +350,23 @@ try {
   console.log(`FAIL: api keys: ${e.message}`);
 }
 await stop(keyed);
+
+// Idle expiry: a server whose sessions live 1 s.
+const shortTtl = await startServer(["--session-ttl", "1"]);
+try {
+  const r = await chat(shortTtl.base, { messages: [{ role: "user", content: "x" }], max_tokens: 1 });
+  assert.equal(r.status, 200);
+  assert.equal((await fetch(`${shortTtl.base}/v1/sessions/${r.json.session_id}`)).status, 200);
+  await new Promise((resolve) => setTimeout(resolve, 2100));  // the TTL must pass: a real wait
+  assert.equal((await fetch(`${shortTtl.base}/v1/sessions/${r.json.session_id}`)).status, 404);
+  const late = await chat(shortTtl.base, { session_id: r.json.session_id,
+                                           messages: [{ role: "user", content: "y" }] });
+  assert.equal(late.status, 404);
+  assert.equal(late.json.error.code, "session_not_found");
+  console.log("ok: an idle session expires after --session-ttl; its id is then a 404");
+} catch (e) {
+  ++failures;
+  console.log(`FAIL: session TTL: ${e.message}`);
+}
+await stop(shortTtl);
 process.exit(failures > 0 ? 1 : 0);
