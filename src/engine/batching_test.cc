@@ -1,18 +1,16 @@
 // Batching invariants of ModelRunner: a sequence decoded inside mixed
-// prefill + decode batches (any chunking of its prompt) produces the tokens
-// it produces alone, and a sequence that starts from shared prefix blocks
-// (BlockTable::FromBlocks, Fork, copy on write) produces the tokens of one
-// that computed the prefix itself.
+// prefill + decode batches (any chunking of its prompt, any thread count)
+// produces the logits and tokens it produces alone, and a sequence that
+// starts from shared prefix blocks (BlockTable::FromBlocks, Fork, copy on
+// write) produces the tokens of one that computed the prefix itself.
 //
-// Exactness: Gemm and Attention compute each row independently of the other
-// rows of the batch (kernels' batch invariance), but decode steps with fewer
-// than kMinGemmRows rows in the whole batch take MatVec, which sums in
-// another order; logits across different batchings therefore agree to f32
-// rounding (1e-5 of the logit range with F32 KV; 1e-3 with F16 KV, where a
-// last-bit difference in K or V can flip an F16 rounding, 2^-11 relative)
-// and greedy tokens exactly.
-// Where the same rows are computed by the same path (shared prefix), the
-// logits are compared bit for bit.
+// Exactness: every weight product goes through kernels::Gemm, which gives a
+// row the same bits whatever the number of rows in the batch and the row's
+// place in it (a partial register tile runs the kernel for its own row
+// count; decode reads prepacked weights with the same per-element
+// operations), and Attention computes each (row, head) the same way however
+// rows are grouped. So the logits are compared bit for bit, for F32 and F16
+// KV, on stories260K (F32 weights) and on tiny Q8_0 / Q4_K models.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -84,40 +82,70 @@ std::vector<Trace> RunBatched(Harness& h, const std::vector<std::vector<TokenId>
   return traces;
 }
 
-TEST(BatchingTest, BatchedEqualsAloneForAnyChunking) {
-  auto m = testing::LoadStories();
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
-  const std::vector<std::vector<TokenId>> prompts = {
-      {1},
-      {1, 403, 407, 261, 378},
-      {1, 65, 88, 400, 270, 300, 301, 9, 290, 356, 290, 272},
-      {1, 9, 8, 7, 6, 5, 4, 3, 2, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}};
+// Alone on one thread; batched on three (uneven column and head splits),
+// for several prefill chunk sizes: the same tokens and the same logit bits.
+void ExpectBatchedEqualsAlone(const testing::Loaded& m,
+                              const std::vector<std::vector<TokenId>>& prompts, const char* what) {
   constexpr int kTokens = 20;
   for (kv::KvDType kv_type : {kv::KvDType::kF16, kv::KvDType::kF32}) {
-    // Alone on one thread; batched on three (uneven column and head splits).
-    auto h1 = Harness::Make(**m, kv_type, 64, /*num_threads=*/1);
+    const char* kv_name = kv_type == kv::KvDType::kF32 ? "kv f32" : "kv f16";
+    auto h1 = Harness::Make(m, kv_type, 64, /*num_threads=*/1);
     ASSERT_NE(h1, nullptr);
     const std::vector<Trace> alone = RunAlone(*h1, prompts, kTokens);
-    auto h = Harness::Make(**m, kv_type, 64, /*num_threads=*/3);
+    auto h = Harness::Make(m, kv_type, 64, /*num_threads=*/3);
     ASSERT_NE(h, nullptr);
     ASSERT_EQ(alone.size(), prompts.size());
-    double worst = 0;
     for (int chunk : {1, 3, 5, 16, 1 << 20}) {
       const std::vector<Trace> batched = RunBatched(*h, prompts, kTokens, chunk);
       ASSERT_EQ(batched.size(), prompts.size());
       for (size_t i = 0; i < prompts.size(); ++i) {
-        EXPECT_EQ(batched[i].tokens, alone[i].tokens) << "prompt " << i << " chunk " << chunk;
+        EXPECT_EQ(batched[i].tokens, alone[i].tokens)
+            << what << " " << kv_name << " prompt " << i << " chunk " << chunk;
+        ASSERT_EQ(batched[i].logits.size(), alone[i].logits.size());
         for (size_t k = 0; k < batched[i].logits.size(); ++k) {
-          worst =
-              std::max(worst, testing::RelativeMaxDiff(batched[i].logits[k], alone[i].logits[k]));
+          EXPECT_EQ(batched[i].logits[k], alone[i].logits[k])
+              << what << " " << kv_name << " prompt " << i << " chunk " << chunk << " step " << k
+              << ": max relative difference "
+              << testing::RelativeMaxDiff(batched[i].logits[k], alone[i].logits[k]);
         }
       }
       EXPECT_EQ(h->pool->num_used(), 0);  // the sequences gave their blocks back
     }
-    const double tolerance = kv_type == kv::KvDType::kF32 ? 1e-5 : 1e-3;
-    EXPECT_LE(worst, tolerance);
-    std::printf("kv %s: max relative logit diff batched vs alone %.3g\n",
-                kv_type == kv::KvDType::kF32 ? "f32" : "f16", worst);
+  }
+}
+
+TEST(BatchingTest, BatchedEqualsAloneForAnyChunking) {
+  auto m = testing::LoadStories();
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ExpectBatchedEqualsAlone(
+      **m,
+      {{1},
+       {1, 403, 407, 261, 378},
+       {1, 65, 88, 400, 270, 300, 301, 9, 290, 356, 290, 272},
+       {1, 9, 8, 7, 6, 5, 4, 3, 2, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}},
+      "stories260K");
+}
+
+// The int8 Gemm paths (Q8_0 activations; Q8_K for K-quants) on tiny models.
+TEST(BatchingTest, QuantizedBatchedEqualsAloneForAnyChunking) {
+  using model::testing::MakeTinyModel;
+  const std::vector<std::vector<TokenId>> prompts = {
+      {1}, {1, 5, 7, 9}, {2, 30, 31, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}};
+  struct Case {
+    gguf::TensorType type;
+    model::testing::TinySpec spec;
+    const char* what;
+  };
+  const Case cases[] = {
+      {gguf::TensorType::kQ8_0, {.arch = "llama", .ffn = 64}, "tiny q8_0"},
+      {gguf::TensorType::kQ4_K, {.arch = "qwen2", .dim = 256, .heads = 8, .ffn = 256}, "tiny q4_K"},
+  };
+  for (const Case& c : cases) {
+    model::testing::TinyModel tiny = MakeTinyModel(c.spec);
+    testing::SetMatrixType(&tiny, c.type);
+    auto m = testing::LoadTiny(tiny);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    ExpectBatchedEqualsAlone(**m, prompts, c.what);
   }
 }
 

@@ -3,14 +3,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <vector>
 
-#include "kernels/dot.h"
 #include "util/check.h"
 
 namespace mneme::engine {
 namespace {
 
 constexpr int64_t kChunksPerThread = 4;
+static_assert(kColumnGrain % kernels::kGemmPanel == 0);
 
 }  // namespace
 
@@ -20,29 +21,25 @@ ParallelMatMul::ParallelMatMul(ThreadPool* pool, int64_t min_parallel_macs)
   gemm_scratch_.resize(static_cast<size_t>(pool->num_threads()));
 }
 
+const void* ParallelMatMul::Packed(const model::WeightView& w, kernels::Isa isa) {
+  if (!kernels::GemmPrepackable(isa, w.type)) return nullptr;
+  auto [it, inserted] = packed_.try_emplace(w.data);
+  if (inserted) {
+    it->second.resize(kernels::GemmPackedBytes(w.type, w.rows, w.cols));
+    kernels::PackWeightsForGemm(w.type, w.data, w.row_bytes, w.rows, w.cols, it->second.data());
+  }
+  return it->second.data();
+}
+
 void ParallelMatMul::Run(std::span<const MatMulJob> jobs, int64_t m) {
   if (m == 0 || jobs.empty()) return;
   const kernels::Isa isa = kernels::ActiveIsa();
-  const bool use_gemm = m >= kMinGemmRows;
+  std::vector<const void*> packed(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) packed[j] = Packed(*jobs[j].w, isa);
   // Offsets of each job in the concatenated column space, in grains.
   std::vector<int64_t> grain_begin(jobs.size() + 1, 0);
   for (size_t j = 0; j < jobs.size(); ++j) {
     grain_begin[j + 1] = grain_begin[j] + (jobs[j].w->rows + kColumnGrain - 1) / kColumnGrain;
-  }
-  if (!use_gemm) {
-    // Decode: convert each X row once to the weight's vec-dot type.
-    if (converted_.size() < jobs.size()) converted_.resize(jobs.size());
-    for (size_t j = 0; j < jobs.size(); ++j) {
-      const model::WeightView& w = *jobs[j].w;
-      const kernels::DType vdt = kernels::GetDTypeInfo(w.type)->vec_dot_type;
-      const size_t row_bytes = kernels::RowBytes(vdt, w.cols);
-      converted_[j].resize(row_bytes * static_cast<size_t>(m));
-      for (int64_t r = 0; r < m; ++r) {
-        kernels::ConvertActivations(vdt, jobs[j].x + r * w.cols,
-                                    converted_[j].data() + static_cast<size_t>(r) * row_bytes,
-                                    w.cols);
-      }
-    }
   }
   const auto work = [&](int thread, int64_t g_begin, int64_t g_end) {
     for (size_t j = 0; j < jobs.size(); ++j) {
@@ -53,28 +50,19 @@ void ParallelMatMul::Run(std::span<const MatMulJob> jobs, int64_t m) {
       const int64_t c_begin = (lo - grain_begin[j]) * kColumnGrain;
       const int64_t c_end = std::min(w.rows, (hi - grain_begin[j]) * kColumnGrain);
       const int64_t ldy = jobs[j].ldy > 0 ? jobs[j].ldy : w.rows;
-      if (use_gemm) {
-        kernels::GemmArgs args;
-        args.m = m;
-        args.n = w.rows;
-        args.k = w.cols;
-        args.a = jobs[j].x;
-        args.lda = w.cols;
-        args.w_type = w.type;
-        args.w = w.data;
-        args.w_row_bytes = w.row_bytes;
-        args.c = jobs[j].y;
-        args.ldc = ldy;
-        kernels::Gemm(isa, args, c_begin, c_end, &gemm_scratch_[static_cast<size_t>(thread)]);
-      } else {
-        const kernels::DType vdt = kernels::GetDTypeInfo(w.type)->vec_dot_type;
-        const size_t row_bytes = kernels::RowBytes(vdt, w.cols);
-        for (int64_t r = 0; r < m; ++r) {
-          kernels::MatVec(isa, w.type, w.cols, w.data, w.row_bytes,
-                          converted_[j].data() + static_cast<size_t>(r) * row_bytes,
-                          jobs[j].y + r * ldy, c_begin, c_end);
-        }
-      }
+      kernels::GemmArgs args;
+      args.m = m;
+      args.n = w.rows;
+      args.k = w.cols;
+      args.a = jobs[j].x;
+      args.lda = w.cols;
+      args.w_type = w.type;
+      args.w = w.data;
+      args.w_row_bytes = w.row_bytes;
+      args.c = jobs[j].y;
+      args.ldc = ldy;
+      args.w_packed = packed[j];
+      kernels::Gemm(isa, args, c_begin, c_end, &gemm_scratch_[static_cast<size_t>(thread)]);
     }
   };
   const int64_t grains = grain_begin.back();

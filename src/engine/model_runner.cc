@@ -58,6 +58,14 @@ ModelRunner::ModelRunner(const model::ModelConfig& config, const model::ModelWei
   rope_.freq_factors = weights.rope_freqs.present() ? weights.rope_freqs.f32() : nullptr;
   rope_cache_.resize(static_cast<size_t>(std::max<int64_t>(config.rope_dims, 2)));
   attention_scratch_.resize(static_cast<size_t>(threads->num_threads()));
+  // Weights Gemm reads prepacked are arranged once, here (matmul.h).
+  for (const model::LayerWeights& l : weights.layers) {
+    for (const model::WeightView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_gate, &l.ffn_up,
+                                       &l.ffn_down}) {
+      matmul_.Prepack(*w);
+    }
+  }
+  matmul_.Prepack(weights.output);
 }
 
 Status ModelRunner::Validate(const Batch& batch) const {

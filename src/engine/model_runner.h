@@ -7,8 +7,8 @@
 //   x [m, dim] ── RmsNorm·attn_norm ──▶ xn [m, dim]
 //   q [m, q_dim], k, v [m, kv_dim] = xn · {Wq, Wk, Wv}^T   one pool wake-up
 //       (+ biases; qwen3: per-head RmsNorm of q, k)          (ParallelMatMul:
-//   RoPE of q, k at each row's own position                  Gemm for m >= 4,
-//   StoreKv(k, v) into each row's sequence slot              MatVec below)
+//   RoPE of q, k at each row's own position                  Gemm for every m,
+//   StoreKv(k, v) into each row's sequence slot              batch-invariant)
 //   att [m, q_dim]: Attention per entry over its sequence's blocks, work
 //       items (entry, head) split over the pool
 //   x += att · Wo^T (+bo)

@@ -1,4 +1,4 @@
-// Matrix multiply for prefill: C[m, n] = A[m, k] · W[n, k]^T.
+// Matrix multiply for prefill and decode: C[m, n] = A[m, k] · W[n, k]^T.
 //
 // A holds m activation rows (f32, row-major, stride lda floats); W holds n
 // weight rows of any supported type (stride w_row_bytes bytes; one output
@@ -20,6 +20,13 @@
 // On AVX-512, quantized weights instead take int8 VNNI paths (gemm_q8.cc for
 // Q8_0/Q4_0, gemm_qk.cc for K-quants): exact int32 (sub-)block sums times the
 // f32 scales, as llama.cpp.
+//
+// Batch invariance: each output element gets one fixed operation sequence,
+// whatever m, the row's place in the batch and [n_begin, n_end) (partial
+// panels run kernels instantiated for their row count), so the engine runs
+// decode through Gemm too: docs/kernels.md, "Batch invariance". Weights may
+// be prepacked once (PackWeightsForGemm) for the same bits without the
+// per-call rearranging.
 //
 // Threading: Gemm computes only output columns [n_begin, n_end), so a caller
 // (thread pool) can split columns; rows can be split too by offsetting a and
@@ -56,6 +63,7 @@ struct GemmScratch {
   std::vector<int32_t> qk_w_mins;  // [k / 256][subs / 2][32] int16 pairs
   std::vector<float> qk_w_d;       // [k / 256][32]
   std::vector<float> qk_w_e;       // [k / 256][32]
+  std::vector<uint8_t> w_copy;     // one panel's weight rows (int8 paths)
 };
 
 struct GemmArgs {
@@ -67,7 +75,32 @@ struct GemmArgs {
   size_t w_row_bytes = 0;
   float* c = nullptr;
   int64_t ldc = 0;
+  // Optional: W as PackWeightsForGemm arranged it (only where
+  // GemmPrepackable; then n_begin must be a multiple of kGemmPanel). Gives
+  // the same bits as `w`, without the per-call transposes.
+  const void* w_packed = nullptr;
 };
+
+// Output columns per prepacked panel.
+inline constexpr int64_t kGemmPanel = 32;
+
+// Whether Gemm at `isa` can take prepacked weights of `type`: on AVX-512,
+// F32 / F16 / BF16 (the f32 path; same size as W), Q8_0 (1.25 bytes per
+// weight instead of 1.06) and Q4_K (0.578 instead of 0.5625: levels stay
+// nibble-packed). Decode streams every weight once per token, and
+// rearranging them on each call would cost more than the products. (Q4_0,
+// Q5_K, Q6_K: not yet; their layout would hold a byte per level.)
+bool GemmPrepackable(Isa isa, DType type);
+
+// Bytes PackWeightsForGemm writes for an n x k matrix of `type`.
+size_t GemmPackedBytes(DType type, int64_t n, int64_t k);
+
+// Rearranges W (n rows of k elements, `w_row_bytes` apart) into panels of 32
+// output columns. F32/F16/BF16: element p of column j at [j / 32][p][j % 32]
+// (copied, not converted); Q8_0, Q4_K: the int8 paths' per-panel packing.
+// Columns past n are zero.
+void PackWeightsForGemm(DType type, const void* w, size_t w_row_bytes, int64_t n, int64_t k,
+                        void* out);
 
 // Computes C[:, n_begin:n_end]. `isa` must be supported by this CPU.
 void Gemm(Isa isa, const GemmArgs& args, int64_t n_begin, int64_t n_end, GemmScratch* scratch);

@@ -28,6 +28,8 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#include "kernels/gemm_avx512.h"
+
 namespace mneme::kernels::avx512 {
 namespace {
 
@@ -37,22 +39,22 @@ constexpr int kGroups = kQK8_0 / 4;  // 4-byte groups per block
 
 // a_pack: [nb][8][kMr][4] bytes; a_scale/a_corr: [nb][kMr].
 // w_pack: [nb][8][kNr][4] bytes; w_scale/w_corr: [nb][kNr].
-template <bool kWeightsUnsigned>
+template <int R, bool kWeightsUnsigned>
 void MicroKernel(int64_t nb, const uint8_t* a_pack, const float* a_scale, const int32_t* a_corr,
                  const uint8_t* w_pack, const float* w_scale, const int32_t* w_corr, float* c,
                  int64_t ldc) {
-  __m512 facc[kMr][2];
-  for (int r = 0; r < kMr; ++r) facc[r][0] = facc[r][1] = _mm512_setzero_ps();
+  __m512 facc[R][2];
+  for (int r = 0; r < R; ++r) facc[r][0] = facc[r][1] = _mm512_setzero_ps();
   for (int64_t b = 0; b < nb; ++b) {
-    __m512i iacc[kMr][2];
+    __m512i iacc[R][2];
 #pragma GCC unroll 7
-    for (int r = 0; r < kMr; ++r) iacc[r][0] = iacc[r][1] = _mm512_setzero_si512();
+    for (int r = 0; r < R; ++r) iacc[r][0] = iacc[r][1] = _mm512_setzero_si512();
 #pragma GCC unroll 8
     for (int g = 0; g < kGroups; ++g) {
       const __m512i w0 = _mm512_loadu_si512(w_pack);
       const __m512i w1 = _mm512_loadu_si512(w_pack + 64);
 #pragma GCC unroll 7
-      for (int r = 0; r < kMr; ++r) {
+      for (int r = 0; r < R; ++r) {
         int32_t bytes;
         std::memcpy(&bytes, a_pack + 4 * r, 4);
         const __m512i av = _mm512_set1_epi32(bytes);
@@ -74,7 +76,7 @@ void MicroKernel(int64_t nb, const uint8_t* a_pack, const float* a_scale, const 
       wc1 = _mm512_loadu_si512(w_corr + 16);
     }
 #pragma GCC unroll 7
-    for (int r = 0; r < kMr; ++r) {
+    for (int r = 0; r < R; ++r) {
       if constexpr (kWeightsUnsigned) {
         const __m512i ac = _mm512_set1_epi32(a_corr[r]);
         iacc[r][0] = _mm512_sub_epi32(iacc[r][0], ac);
@@ -94,7 +96,7 @@ void MicroKernel(int64_t nb, const uint8_t* a_pack, const float* a_scale, const 
     w_scale += kNr;
     w_corr += kNr;
   }
-  for (int r = 0; r < kMr; ++r) {
+  for (int r = 0; r < R; ++r) {
     _mm512_storeu_ps(c + r * ldc, facc[r][0]);
     _mm512_storeu_ps(c + r * ldc + 16, facc[r][1]);
   }
@@ -130,42 +132,97 @@ void PackA(const GemmArgs& args, bool bias, GemmScratch* s) {
   }
 }
 
-// Packs W rows [j0, j0 + 32) (zero past n) over all of k.
+// Packs W rows [j0, j0 + 32) (zero past n) over all of k, 16 rows at a
+// time: a 16 x 16 transpose of 4-byte words turns 2 Q8_0 (4 Q4_0) blocks of
+// 16 rows into the [group][column] layout; scales come from one gather.
 void PackW(const GemmArgs& args, int64_t j0, GemmScratch* s) {
   const int64_t nb = args.k / kQK8_0;
-  s->q8_w.assign(static_cast<size_t>(nb * kGroups * kNr * 4), 0);
-  s->q8_w_scale.assign(static_cast<size_t>(nb * kNr), 0.f);
-  s->q8_w_corr.assign(static_cast<size_t>(nb * kNr), 0);
+  s->q8_w.resize(static_cast<size_t>(nb * kGroups * kNr * 4));
+  s->q8_w_scale.resize(static_cast<size_t>(nb * kNr));
+  s->q8_w_corr.resize(static_cast<size_t>(nb * kNr));
   const bool q4 = args.w_type == DType::kQ4_0;
-  for (int c = 0; c < kNr && j0 + c < args.n; ++c) {
-    const uint8_t* row = static_cast<const uint8_t*>(args.w) + (j0 + c) * args.w_row_bytes;
-    for (int64_t b = 0; b < nb; ++b) {
-      uint8_t q[kQK8_0];
-      uint16_t d;
-      if (q4) {
-        const auto& blk = reinterpret_cast<const BlockQ4_0*>(row)[b];
-        for (int t = 0; t < 16; ++t) {
-          q[t] = blk.qs[t] & 0x0F;
-          q[t + 16] = blk.qs[t] >> 4;
+  const int64_t bb = q4 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+  const int words = q4 ? 4 : 8;  // 4-byte words of qs per block
+  const int per = 16 / words;    // blocks per transpose
+  const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i idx =
+      _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int>(args.w_row_bytes)));
+  const __m512i nib = _mm512_set1_epi32(0x0F0F0F0F);
+  const __m512i ones = _mm512_set1_epi32(0x01010101);
+  const __m512i zero = _mm512_setzero_si512();
+  int32_t* w_words = reinterpret_cast<int32_t*>(s->q8_w.data());
+  for (int half = 0; half < 2; ++half) {
+    const int64_t c0 = j0 + 16 * half;
+    const int valid = static_cast<int>(std::clamp<int64_t>(args.n - c0, 0, 16));
+    const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1);
+    const uint8_t* base =
+        static_cast<const uint8_t*>(args.w) + (valid > 0 ? c0 : 0) * args.w_row_bytes;
+    for (int64_t b0 = 0; b0 < nb; b0 += per) {
+      const int blocks = static_cast<int>(std::min<int64_t>(per, nb - b0));
+      __m512i r[16];
+      for (int i = 0; i < 16; ++i) {
+        r[i] = zero;
+        if (i >= valid) continue;
+        const uint8_t* blk = base + i * args.w_row_bytes + b0 * bb;
+        // The same bytes of the next panel's rows (streams from DRAM at decode).
+        _mm_prefetch(reinterpret_cast<const char*>(blk + kNr * args.w_row_bytes), _MM_HINT_T1);
+        const auto qs = [&](int q) { return blk + q * bb + 2; };
+        if (q4) {
+          __m128i x[4];
+          for (int q = 0; q < 4; ++q) {
+            x[q] = q < blocks ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs(q)))
+                              : _mm_setzero_si128();
+          }
+          r[i] = _mm512_inserti32x4(_mm512_castsi128_si512(x[0]), x[1], 1);
+          r[i] = _mm512_inserti32x4(r[i], x[2], 2);
+          r[i] = _mm512_inserti32x4(r[i], x[3], 3);
+        } else {
+          const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs(0)));
+          const __m256i hi = blocks > 1
+                                 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs(1)))
+                                 : _mm256_setzero_si256();
+          r[i] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
         }
-        d = blk.d;
-      } else {
-        const auto& blk = reinterpret_cast<const BlockQ8_0*>(row)[b];
-        std::memcpy(q, blk.qs, kQK8_0);
-        d = blk.d;
       }
-      int sum = 0;
-      for (int g = 0; g < kGroups; ++g) {
-        uint8_t* dst = s->q8_w.data() + ((b * kGroups + g) * kNr + c) * 4;
-        for (int t = 0; t < 4; ++t) {
-          dst[t] = q[4 * g + t];
-          sum += static_cast<int8_t>(q[4 * g + t]);
+      Transpose16x16(r);  // r[i]: word i % words of block b0 + i / words, 16 rows
+      for (int q = 0; q < blocks; ++q) {
+        const int64_t b = b0 + q;
+        int32_t* out = w_words + b * kGroups * kNr + 16 * half;
+        __m512i sum = zero;
+        for (int w = 0; w < words; ++w) {
+          const __m512i v = r[q * words + w];
+          if (q4) {  // low nibbles: elements 4w.., high: 16 + 4w..
+            _mm512_storeu_si512(out + w * kNr, _mm512_and_si512(v, nib));
+            _mm512_storeu_si512(out + (w + 4) * kNr,
+                                _mm512_and_si512(_mm512_srli_epi32(v, 4), nib));
+          } else {
+            _mm512_storeu_si512(out + w * kNr, v);
+            sum = _mm512_dpbusd_epi32(sum, ones, v);  // sum of the signed weights
+          }
         }
+        const __m512i d =
+            _mm512_mask_i32gather_epi32(zero, mask, idx, base + b * bb, 1);  // d: first 2 bytes
+        _mm512_storeu_ps(s->q8_w_scale.data() + b * kNr + 16 * half,
+                         _mm512_cvtph_ps(_mm512_cvtepi32_epi16(d)));
+        _mm512_storeu_si512(s->q8_w_corr.data() + b * kNr + 16 * half, _mm512_slli_epi32(sum, 7));
       }
-      s->q8_w_scale[static_cast<size_t>(b * kNr + c)] = F16ToF32(d);
-      s->q8_w_corr[static_cast<size_t>(b * kNr + c)] = 128 * sum;
     }
   }
+}
+
+using KernelFn = void (*)(int64_t, const uint8_t*, const float*, const int32_t*, const uint8_t*,
+                         const float*, const int32_t*, float*, int64_t);
+
+// The kernel for `rows` (1..7) rows: a partial panel computes only its rows,
+// with each output's operation sequence unchanged (batch invariance).
+template <bool kWeightsUnsigned>
+KernelFn KernelFor(int rows) {
+  static constexpr KernelFn kTable[kMr] = {
+      MicroKernel<1, kWeightsUnsigned>, MicroKernel<2, kWeightsUnsigned>,
+      MicroKernel<3, kWeightsUnsigned>, MicroKernel<4, kWeightsUnsigned>,
+      MicroKernel<5, kWeightsUnsigned>, MicroKernel<6, kWeightsUnsigned>,
+      MicroKernel<7, kWeightsUnsigned>};
+  return kTable[rows - 1];
 }
 
 }  // namespace
@@ -176,31 +233,55 @@ void GemmQ8(const GemmArgs& args, int64_t n_begin, int64_t n_end, GemmScratch* s
   const int64_t nb = args.k / kQK8_0;
   PackA(args, /*bias=*/!w_unsigned, s);
   float edge[kMr * kNr];
+  const size_t panel_bytes = static_cast<size_t>(nb) * kQ8PanelBytesPerBlock;
   for (int64_t j0 = n_begin; j0 < n_end; j0 += kNr) {
-    PackW(args, j0, s);
+    // Weights: the prepacked panel (PackQ8Panels) or packed here.
+    const uint8_t* wq = s->q8_w.data();
+    const float* ws = s->q8_w_scale.data();
+    const int32_t* wc = s->q8_w_corr.data();
+    if (args.w_packed != nullptr) {
+      wq = static_cast<const uint8_t*>(args.w_packed) + (j0 / kNr) * panel_bytes;
+      ws = reinterpret_cast<const float*>(wq + nb * kGroups * kNr * 4);
+      wc = reinterpret_cast<const int32_t*>(ws + nb * kNr);
+    } else {
+      PackW(PanelCopy(args, j0, s), 0, s);
+      wq = s->q8_w.data();
+      ws = s->q8_w_scale.data();
+      wc = s->q8_w_corr.data();
+    }
     const int64_t cols = std::min<int64_t>(kNr, n_end - j0);
     for (int64_t i0 = 0; i0 < args.m; i0 += kMr) {
       const int64_t p = i0 / kMr;
       const int64_t rows = std::min<int64_t>(kMr, args.m - i0);
-      const bool full = rows == kMr && cols == kNr;
+      const bool full = cols == kNr;
       float* c = full ? args.c + i0 * args.ldc + j0 : edge;
       const int64_t ldc = full ? args.ldc : kNr;
       const uint8_t* ap = s->q8_a.data() + p * nb * kGroups * kMr * 4;
       const float* as = s->q8_a_scale.data() + p * nb * kMr;
       const int32_t* ac = s->q8_a_corr.data() + p * nb * kMr;
-      if (w_unsigned) {
-        MicroKernel<true>(nb, ap, as, ac, s->q8_w.data(), s->q8_w_scale.data(), s->q8_w_corr.data(),
-                          c, ldc);
-      } else {
-        MicroKernel<false>(nb, ap, as, ac, s->q8_w.data(), s->q8_w_scale.data(),
-                           s->q8_w_corr.data(), c, ldc);
-      }
+      const auto kernel = w_unsigned ? KernelFor<true>(static_cast<int>(rows))
+                                     : KernelFor<false>(static_cast<int>(rows));
+      kernel(nb, ap, as, ac, wq, ws, wc, c, ldc);
       if (!full) {
         for (int64_t r = 0; r < rows; ++r) {
           std::copy_n(edge + r * kNr, cols, args.c + (i0 + r) * args.ldc + j0);
         }
       }
     }
+  }
+}
+
+void PackQ8Panels(const GemmArgs& args, uint8_t* out) {
+  CHECK(args.w_type == DType::kQ8_0);
+  const int64_t nb = args.k / kQK8_0;
+  GemmScratch s;
+  for (int64_t j0 = 0; j0 < args.n; j0 += kNr) {
+    PackW(args, j0, &s);
+    uint8_t* panel = out + static_cast<size_t>(j0 / kNr * nb) * kQ8PanelBytesPerBlock;
+    std::memcpy(panel, s.q8_w.data(), s.q8_w.size());
+    std::memcpy(panel + s.q8_w.size(), s.q8_w_scale.data(), s.q8_w_scale.size() * sizeof(float));
+    std::memcpy(panel + s.q8_w.size() + s.q8_w_scale.size() * sizeof(float), s.q8_w_corr.data(),
+                s.q8_w_corr.size() * sizeof(int32_t));
   }
 }
 

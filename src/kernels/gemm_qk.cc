@@ -13,6 +13,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "kernels/fp16.h"
@@ -26,6 +27,8 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#include "kernels/gemm_avx512.h"
+
 namespace mneme::kernels::avx512 {
 namespace {
 
@@ -33,79 +36,61 @@ constexpr int kMr = 7;
 constexpr int kNr = 32;
 constexpr int kGroups = kQK_K / 4;  // 4-byte groups per super-block
 
-// One weight row's super-block in unified form.
-struct KBlock {
-  uint8_t levels[kQK_K];
-  int32_t scale[16];  // per sub-block (8 or 16 used)
-  int32_t mins[16];   // second-term weights: m_j (Q4_K/Q5_K) or 32 * sc_j (Q6_K)
-  float d, e;         // d_w and dmin_w (e unused for Q6_K)
-};
-
-void UnpackK(DType type, const uint8_t* row, int64_t sb, KBlock* out) {
-  if (type == DType::kQ6_K) {
-    const BlockQ6K& x = reinterpret_cast<const BlockQ6K*>(row)[sb];
-    for (int e = 0; e < kQK_K; ++e) {
-      const int h = e / 128, g = (e % 128) / 32, k = e % 32;
-      const uint8_t low_byte = x.ql[64 * h + 32 * (g % 2) + k];
-      const int lo = g < 2 ? (low_byte & 0xF) : (low_byte >> 4);
-      out->levels[e] = static_cast<uint8_t>(lo | (((x.qh[32 * h + k] >> (2 * g)) & 3) << 4));
-    }
-    for (int j = 0; j < 16; ++j) {
-      out->scale[j] = x.scales[j];
-      out->mins[j] = 32 * x.scales[j];
-    }
-    out->d = F16ToF32(x.d);
-    out->e = 0.f;
-    return;
-  }
-  // Q4_K and Q5_K share the layout of qs, scales, d and dmin.
-  const uint8_t *qs, *scales, *qh = nullptr;
-  uint16_t d, dmin;
-  if (type == DType::kQ4_K) {
-    const BlockQ4K& x = reinterpret_cast<const BlockQ4K*>(row)[sb];
-    qs = x.qs, scales = x.scales, d = x.d, dmin = x.dmin;
-  } else {
-    const BlockQ5K& x = reinterpret_cast<const BlockQ5K*>(row)[sb];
-    qs = x.qs, scales = x.scales, qh = x.qh, d = x.d, dmin = x.dmin;
-  }
-  for (int e = 0; e < kQK_K; ++e) {
-    const uint8_t byte = qs[32 * (e / 64) + e % 32];
-    int q = (e % 64) < 32 ? (byte & 0xF) : (byte >> 4);
-    if (qh != nullptr) q |= ((qh[e % 32] >> (e / 32)) & 1) << 4;
-    out->levels[e] = static_cast<uint8_t>(q);
-  }
-  for (int j = 0; j < 8; ++j) {
-    uint8_t sc, m;
-    GetScaleMinK4(j, scales, &sc, &m);
-    out->scale[j] = sc;
-    out->mins[j] = m;
-  }
-  out->d = F16ToF32(d);
-  out->e = F16ToF32(dmin);
-}
+// Weight levels per element e of a super-block (ggml-common.h layouts):
+//   Q4_K: nibble of qs[32 * (e / 64) + e % 32], low if e % 64 < 32
+//   Q5_K: that | ((qh[e % 32] >> (e / 32)) & 1) << 4
+//   Q6_K: h = e / 128, g = (e % 128) / 32, k = e % 32:
+//         nibble of ql[64 h + 32 (g % 2) + k] (low if g < 2)
+//         | ((qh[32 h + k] >> 2 g) & 3) << 4
+// Sub-block scales: GetScaleMinK4 (Q4_K/Q5_K: sc_j, m_j) or scales[j]
+// (Q6_K, whose second-term weight is 32 sc_j).
 
 // a_pack: [nsb][64][kMr][4]; a_d: [nsb][kMr]; a_bs: [nsb][subs/2][kMr] (int16 pairs).
 // w_pack: [nsb][64][kNr][4]; w_sc: [nsb][subs][kNr]; w_mm: [nsb][subs/2][kNr]
 // (int16 pairs); w_d, w_e: [nsb][kNr]. C tile row stride ldc.
-template <int kSubs, bool kFoldMins>
+inline __m512i LoadU8x16(const uint8_t* x) {
+  return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
+}
+
+inline __m512 LoadF16x16(const uint8_t* x) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
+}
+
+// kNibbles (Q4_K): w_pack holds per super-block a kQ4KPanelBytesPerSuperBlock
+// record: the 32 qs words [32][kNr][4] (two levels per byte; sub-block j
+// reads word 8 (j / 2) + g, its low nibbles for even j, high for odd j: the
+// same level bytes), then u8 sc [8][kNr], u8 m [8][kNr], f16 d [kNr], f16
+// dmin [kNr], widened in registers to the values of the int32/f32 arrays
+// the other types use (w_sc, w_mm, w_d, w_e unused).
+template <int R, int kSubs, bool kFoldMins, bool kNibbles>
 void MicroKernel(int64_t nsb, const uint8_t* a_pack, const float* a_d, const int32_t* a_bs,
                  const uint8_t* w_pack, const int32_t* w_sc, const int32_t* w_mm, const float* w_d,
                  const float* w_e, float* c, int64_t ldc) {
   constexpr int kGroupsPerSub = kGroups / kSubs;
   for (int64_t sb = 0; sb < nsb; ++sb) {
-    __m512i tot[kMr][2];
+    __m512i tot[R][2];
 #pragma GCC unroll 7
-    for (int r = 0; r < kMr; ++r) tot[r][0] = tot[r][1] = _mm512_setzero_si512();
+    for (int r = 0; r < R; ++r) tot[r][0] = tot[r][1] = _mm512_setzero_si512();
     for (int j = 0; j < kSubs; ++j) {
-      __m512i sub[kMr][2];
+      __m512i sub[R][2];
 #pragma GCC unroll 7
-      for (int r = 0; r < kMr; ++r) sub[r][0] = sub[r][1] = _mm512_setzero_si512();
+      for (int r = 0; r < R; ++r) sub[r][0] = sub[r][1] = _mm512_setzero_si512();
 #pragma GCC unroll 8
       for (int g = 0; g < kGroupsPerSub; ++g) {
-        const __m512i w0 = _mm512_loadu_si512(w_pack);
-        const __m512i w1 = _mm512_loadu_si512(w_pack + 64);
+        __m512i w0, w1;
+        if constexpr (kNibbles) {
+          const uint8_t* q = w_pack + ((j / 2) * 8 + g) * 4 * kNr;
+          w0 = _mm512_srli_epi32(_mm512_loadu_si512(q), 4 * (j % 2));
+          w1 = _mm512_srli_epi32(_mm512_loadu_si512(q + 64), 4 * (j % 2));
+          w0 = _mm512_and_si512(w0, _mm512_set1_epi32(0x0F0F0F0F));
+          w1 = _mm512_and_si512(w1, _mm512_set1_epi32(0x0F0F0F0F));
+        } else {
+          w0 = _mm512_loadu_si512(w_pack);
+          w1 = _mm512_loadu_si512(w_pack + 64);
+          w_pack += 4 * kNr;
+        }
 #pragma GCC unroll 7
-        for (int r = 0; r < kMr; ++r) {
+        for (int r = 0; r < R; ++r) {
           int32_t bytes;
           std::memcpy(&bytes, a_pack + 4 * r, 4);
           const __m512i av = _mm512_set1_epi32(bytes);
@@ -113,24 +98,52 @@ void MicroKernel(int64_t nsb, const uint8_t* a_pack, const float* a_d, const int
           sub[r][1] = _mm512_dpbusd_epi32(sub[r][1], w1, av);
         }
         a_pack += 4 * kMr;
-        w_pack += 4 * kNr;
       }
-      const __m512i sc0 = _mm512_loadu_si512(w_sc), sc1 = _mm512_loadu_si512(w_sc + 16);
-      w_sc += kNr;
+      __m512i sc0, sc1;
+      if constexpr (kNibbles) {
+        const uint8_t* scb = w_pack + kQK4KLevelBytes + j * kNr;
+        sc0 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scb)));
+        sc1 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scb + 16)));
+      } else {
+        sc0 = _mm512_loadu_si512(w_sc);
+        sc1 = _mm512_loadu_si512(w_sc + 16);
+        w_sc += kNr;
+      }
 #pragma GCC unroll 7
-      for (int r = 0; r < kMr; ++r) {
+      for (int r = 0; r < R; ++r) {
         tot[r][0] = _mm512_add_epi32(tot[r][0], _mm512_mullo_epi32(sub[r][0], sc0));
         tot[r][1] = _mm512_add_epi32(tot[r][1], _mm512_mullo_epi32(sub[r][1], sc1));
       }
     }
-    const __m512 d0 = _mm512_loadu_ps(w_d), d1 = _mm512_loadu_ps(w_d + 16);
-    const __m512 e0 = _mm512_loadu_ps(w_e), e1 = _mm512_loadu_ps(w_e + 16);
-    for (int r = 0; r < kMr; ++r) {
+    __m512 d0, d1, e0, e1;
+    __m512i mm[kSubs / 2][2];  // min (or 32 sc) pairs, int16 x 2 per column
+    if constexpr (kNibbles) {
+      const uint8_t* mb = w_pack + kQK4KLevelBytes + 8 * kNr;
+      for (int p = 0; p < kSubs / 2; ++p) {
+        for (int h = 0; h < 2; ++h) {
+          mm[p][h] = _mm512_or_si512(
+              LoadU8x16(mb + 2 * p * kNr + 16 * h),
+              _mm512_slli_epi32(LoadU8x16(mb + (2 * p + 1) * kNr + 16 * h), 16));
+        }
+      }
+      const uint8_t* db = mb + 8 * kNr;
+      d0 = LoadF16x16(db), d1 = LoadF16x16(db + 32);
+      e0 = LoadF16x16(db + 64), e1 = LoadF16x16(db + 96);
+      w_pack += kQ4KPanelBytesPerSuperBlock;
+    } else {
+      for (int p = 0; p < kSubs / 2; ++p) {
+        mm[p][0] = _mm512_loadu_si512(w_mm + p * kNr);
+        mm[p][1] = _mm512_loadu_si512(w_mm + p * kNr + 16);
+      }
+      d0 = _mm512_loadu_ps(w_d), d1 = _mm512_loadu_ps(w_d + 16);
+      e0 = _mm512_loadu_ps(w_e), e1 = _mm512_loadu_ps(w_e + 16);
+    }
+    for (int r = 0; r < R; ++r) {
       __m512i m0 = _mm512_setzero_si512(), m1 = _mm512_setzero_si512();
       for (int p = 0; p < kSubs / 2; ++p) {
         const __m512i bs = _mm512_set1_epi32(a_bs[p * kMr + r]);
-        m0 = _mm512_dpwssd_epi32(m0, _mm512_loadu_si512(w_mm + p * kNr), bs);
-        m1 = _mm512_dpwssd_epi32(m1, _mm512_loadu_si512(w_mm + p * kNr + 16), bs);
+        m0 = _mm512_dpwssd_epi32(m0, mm[p][0], bs);
+        m1 = _mm512_dpwssd_epi32(m1, mm[p][1], bs);
       }
       const __m512 da = _mm512_set1_ps(a_d[r]);
       __m512 f0, f1;
@@ -155,9 +168,11 @@ void MicroKernel(int64_t nsb, const uint8_t* a_pack, const float* a_d, const int
     }
     a_d += kMr;
     a_bs += kSubs / 2 * kMr;
-    w_mm += kSubs / 2 * kNr;
-    w_d += kNr;
-    w_e += kNr;
+    if constexpr (!kNibbles) {
+      w_mm += kSubs / 2 * kNr;
+      w_d += kNr;
+      w_e += kNr;
+    }
   }
 }
 
@@ -199,32 +214,174 @@ void PackA(const GemmArgs& args, int subs, GemmScratch* s) {
   }
 }
 
-// Packs W rows [j0, j0 + 32) (zero past n) over all of k.
+inline __m512i ByteAt(__m512i v, int t) { return _mm512_srli_epi32(v, 8 * t); }
+
+// 16 rows' 64-byte slices at `offset` in super-block sb, transposed:
+// out[w] = 4-byte word w of the slice for the 16 rows (zero rows past valid).
+void Load16x16(const uint8_t* base, size_t row_bytes, int valid, size_t offset, __m512i out[16],
+               int bytes = 64) {
+  const __mmask64 mask = bytes == 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+  for (int i = 0; i < 16; ++i) {
+    out[i] = i < valid ? _mm512_maskz_loadu_epi8(mask, base + i * row_bytes + offset)
+                       : _mm512_setzero_si512();
+  }
+  Transpose16x16(out);
+}
+
+// Packs W rows [j0, j0 + 32) (zero past n) over all of k: the levels above
+// and the scales, 16 rows at a time (16 x 16 transposes of 4-byte words).
 void PackW(const GemmArgs& args, int64_t j0, int subs, GemmScratch* s) {
   const int64_t nsb = args.k / kQK_K;
-  s->q8_w.assign(static_cast<size_t>(nsb * kGroups * kNr * 4), 0);
-  s->qk_w_sc.assign(static_cast<size_t>(nsb * subs * kNr), 0);
-  s->qk_w_mins.assign(static_cast<size_t>(nsb * (subs / 2) * kNr), 0);
-  s->qk_w_d.assign(static_cast<size_t>(nsb * kNr), 0.f);
-  s->qk_w_e.assign(static_cast<size_t>(nsb * kNr), 0.f);
-  KBlock kb;
-  for (int c = 0; c < kNr && j0 + c < args.n; ++c) {
-    const uint8_t* row = static_cast<const uint8_t*>(args.w) + (j0 + c) * args.w_row_bytes;
+  const bool nibbles = args.w_type == DType::kQ4_K;  // see MicroKernel
+  s->q8_w.resize(static_cast<size_t>(nsb) *
+                 (nibbles ? kQ4KPanelBytesPerSuperBlock : kGroups * kNr * 4));
+  s->qk_w_sc.resize(static_cast<size_t>(nsb * subs * kNr));
+  s->qk_w_mins.resize(static_cast<size_t>(nsb * (subs / 2) * kNr));
+  s->qk_w_d.resize(static_cast<size_t>(nsb * kNr));
+  s->qk_w_e.resize(static_cast<size_t>(nsb * kNr));
+  const DType type = args.w_type;
+  const size_t sb_bytes = GetDTypeInfo(type)->block_bytes;
+  const __m512i nib = _mm512_set1_epi32(0x0F0F0F0F);
+  const __m512i bit = _mm512_set1_epi32(0x01010101);
+  const __m512i two = _mm512_set1_epi32(0x03030303);
+  const __m512i m6 = _mm512_set1_epi32(63);
+  const __m512i m4 = _mm512_set1_epi32(15);
+  const __m512i m2 = _mm512_set1_epi32(3);
+  for (int half = 0; half < 2; ++half) {
+    const int64_t c0 = j0 + 16 * half;
+    const int valid = static_cast<int>(std::clamp<int64_t>(args.n - c0, 0, 16));
+    const uint8_t* base =
+        static_cast<const uint8_t*>(args.w) + (valid > 0 ? c0 : 0) * args.w_row_bytes;
     for (int64_t sb = 0; sb < nsb; ++sb) {
-      UnpackK(args.w_type, row, sb, &kb);
-      for (int g = 0; g < kGroups; ++g) {
-        std::memcpy(s->q8_w.data() + ((sb * kGroups + g) * kNr + c) * 4, kb.levels + 4 * g, 4);
+      const size_t off = static_cast<size_t>(sb) * sb_bytes;
+      uint8_t* rec = s->q8_w.data() + sb * kQ4KPanelBytesPerSuperBlock;  // Q4_K (MicroKernel)
+      int32_t* out = nibbles ? reinterpret_cast<int32_t*>(rec) + 16 * half
+                             : reinterpret_cast<int32_t*>(s->q8_w.data()) + sb * kGroups * kNr +
+                                   16 * half;
+      int32_t* sc = s->qk_w_sc.data() + sb * subs * kNr + 16 * half;
+      int32_t* mm = s->qk_w_mins.data() + sb * (subs / 2) * kNr + 16 * half;
+      float* dd = s->qk_w_d.data() + sb * kNr + 16 * half;
+      float* ee = s->qk_w_e.data() + sb * kNr + 16 * half;
+      __m512i hdr[16], lo_t[2][16], hi_t[16];
+      if (type == DType::kQ6_K) {
+        Load16x16(base, args.w_row_bytes, valid, off + offsetof(BlockQ6K, ql), lo_t[0]);
+        Load16x16(base, args.w_row_bytes, valid, off + offsetof(BlockQ6K, ql) + 64, lo_t[1]);
+        Load16x16(base, args.w_row_bytes, valid, off + offsetof(BlockQ6K, qh), hi_t);
+        // scales[16] and d: the last 18 bytes of the block.
+        Load16x16(base, args.w_row_bytes, valid, off + offsetof(BlockQ6K, scales), hdr, 18);
+        // Group g (elements 4g..4g+3): h = g / 32, g2 = (g % 32) / 8, kk = g % 8.
+        for (int h = 0; h < 2; ++h) {
+          for (int kk = 0; kk < 8; ++kk) {
+            for (int g2 = 0; g2 < 4; ++g2) {
+              const __m512i src = lo_t[h][8 * (g2 % 2) + kk];
+              const __m512i low = g2 < 2 ? _mm512_and_si512(src, nib)
+                                         : _mm512_and_si512(_mm512_srli_epi32(src, 4), nib);
+              const __m512i high =
+                  _mm512_and_si512(_mm512_srli_epi32(hi_t[8 * h + kk], 2 * g2), two);
+              _mm512_storeu_si512(out + (32 * h + 8 * g2 + kk) * kNr,
+                                  _mm512_or_si512(low, _mm512_slli_epi32(high, 4)));
+            }
+          }
+        }
+        __m512i scale[16];
+        for (int j = 0; j < 16; ++j) {  // int8 scales[j], sign-extended
+          scale[j] = _mm512_srai_epi32(_mm512_slli_epi32(hdr[j / 4], 24 - 8 * (j % 4)), 24);
+          _mm512_storeu_si512(sc + j * kNr, scale[j]);
+        }
+        for (int q = 0; q < 8; ++q) {
+          const __m512i lo16 = _mm512_and_si512(_mm512_slli_epi32(scale[2 * q], 5),
+                                                _mm512_set1_epi32(0xFFFF));
+          _mm512_storeu_si512(mm + q * kNr,
+                              _mm512_or_si512(lo16, _mm512_slli_epi32(scale[2 * q + 1], 21)));
+        }
+        _mm512_storeu_ps(dd, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(hdr[4])));
+        _mm512_storeu_ps(ee, _mm512_setzero_ps());
+        continue;
       }
-      for (int j = 0; j < subs; ++j)
-        s->qk_w_sc[static_cast<size_t>((sb * subs + j) * kNr + c)] = kb.scale[j];
-      for (int q = 0; q < subs / 2; ++q) {
-        s->qk_w_mins[static_cast<size_t>((sb * (subs / 2) + q) * kNr + c)] =
-            PackPair(kb.mins[2 * q], kb.mins[2 * q + 1]);
+      // Q4_K / Q5_K. Group g: chunk c = g / 16 of 64 elements; gi = g % 16 < 8:
+      // low nibbles of qs word 8c + gi, else high nibbles of word 8c + gi - 8.
+      const bool q5 = type == DType::kQ5_K;
+      const size_t qs_off = off + (q5 ? offsetof(BlockQ5K, qs) : offsetof(BlockQ4K, qs));
+      Load16x16(base, args.w_row_bytes, valid, off, hdr, q5 ? 48 : 16);  // d, dmin, scales, qh
+      Load16x16(base, args.w_row_bytes, valid, qs_off, lo_t[0]);
+      Load16x16(base, args.w_row_bytes, valid, qs_off + 64, lo_t[1]);
+      for (int c = 0; c < 4 && nibbles; ++c) {
+        for (int w = 0; w < 8; ++w) _mm512_storeu_si512(out + (8 * c + w) * kNr, lo_t[c / 2][8 * (c % 2) + w]);
       }
-      s->qk_w_d[static_cast<size_t>(sb * kNr + c)] = kb.d;
-      s->qk_w_e[static_cast<size_t>(sb * kNr + c)] = kb.e;
+      for (int c = 0; c < 4 && !nibbles; ++c) {
+        for (int w = 0; w < 8; ++w) {
+          const __m512i v = lo_t[c / 2][8 * (c % 2) + w];
+          __m512i lo = _mm512_and_si512(v, nib);
+          __m512i hi = _mm512_and_si512(_mm512_srli_epi32(v, 4), nib);
+          if (q5) {  // bit 4 of element e: (qh[e % 32] >> (e / 32)) & 1; qh word w = hdr[4 + w]
+            const __m512i qh = hdr[4 + w];
+            lo = _mm512_or_si512(
+                lo, _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh, 2 * c), bit), 4));
+            hi = _mm512_or_si512(
+                hi, _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh, 2 * c + 1), bit), 4));
+          }
+          _mm512_storeu_si512(out + (16 * c + w) * kNr, lo);
+          _mm512_storeu_si512(out + (16 * c + 8 + w) * kNr, hi);
+        }
+      }
+      // GetScaleMinK4 on the 12 scale bytes (words hdr[1..3]) of 16 rows.
+      const __m512i s0 = hdr[1], s1 = hdr[2], s2 = hdr[3];
+      __m512i mins[8];
+      for (int j = 0; j < 8; ++j) {
+        __m512i scv, mv;
+        if (j < 4) {
+          scv = _mm512_and_si512(ByteAt(s0, j), m6);
+          mv = _mm512_and_si512(ByteAt(s1, j), m6);
+        } else {
+          const int t = j - 4;
+          scv = _mm512_or_si512(
+              _mm512_and_si512(ByteAt(s2, t), m4),
+              _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(s0, 8 * t + 6), m2), 4));
+          mv = _mm512_or_si512(
+              _mm512_and_si512(_mm512_srli_epi32(s2, 8 * t + 4), m4),
+              _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(s1, 8 * t + 6), m2), 4));
+        }
+        if (nibbles) {  // u8 sc, u8 m (values < 64)
+          uint8_t* scb = rec + kQK4KLevelBytes + j * kNr + 16 * half;
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(scb), _mm512_cvtepi32_epi8(scv));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(scb + 8 * kNr), _mm512_cvtepi32_epi8(mv));
+        } else {
+          _mm512_storeu_si512(sc + j * kNr, scv);
+        }
+        mins[j] = mv;
+      }
+      const __m256i d16 = _mm512_cvtepi32_epi16(hdr[0]);
+      const __m256i e16 = _mm512_cvtepi32_epi16(_mm512_srli_epi32(hdr[0], 16));
+      if (nibbles) {  // f16 d, dmin as stored
+        uint8_t* db = rec + kQK4KLevelBytes + 16 * kNr + 32 * half;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(db), d16);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(db + 64), e16);
+        continue;
+      }
+      for (int q = 0; q < 4; ++q) {
+        _mm512_storeu_si512(mm + q * kNr,
+                            _mm512_or_si512(mins[2 * q], _mm512_slli_epi32(mins[2 * q + 1], 16)));
+      }
+      _mm512_storeu_ps(dd, _mm512_cvtph_ps(d16));
+      _mm512_storeu_ps(ee, _mm512_cvtph_ps(e16));
     }
   }
+}
+
+using KernelFn = void (*)(int64_t, const uint8_t*, const float*, const int32_t*, const uint8_t*,
+                         const int32_t*, const int32_t*, const float*, const float*, float*,
+                         int64_t);
+
+// The kernel for `rows` (1..7) rows: a partial panel computes only its rows,
+// with each output's operation sequence unchanged (batch invariance).
+template <int kSubs, bool kFoldMins, bool kNibbles>
+KernelFn KernelFor(int rows) {
+  static constexpr KernelFn kTable[kMr] = {
+      MicroKernel<1, kSubs, kFoldMins, kNibbles>, MicroKernel<2, kSubs, kFoldMins, kNibbles>,
+      MicroKernel<3, kSubs, kFoldMins, kNibbles>, MicroKernel<4, kSubs, kFoldMins, kNibbles>,
+      MicroKernel<5, kSubs, kFoldMins, kNibbles>, MicroKernel<6, kSubs, kFoldMins, kNibbles>,
+      MicroKernel<7, kSubs, kFoldMins, kNibbles>};
+  return kTable[rows - 1];
 }
 
 }  // namespace
@@ -236,31 +393,62 @@ void GemmQK(const GemmArgs& args, int64_t n_begin, int64_t n_end, GemmScratch* s
   const int64_t nsb = args.k / kQK_K;
   PackA(args, subs, s);
   float edge[kMr * kNr];
+  const bool q4 = args.w_type == DType::kQ4_K;
+  const size_t panel_bytes = static_cast<size_t>(nsb) * kQ4KPanelBytesPerSuperBlock;
   for (int64_t j0 = n_begin; j0 < n_end; j0 += kNr) {
-    PackW(args, j0, subs, s);
+    // Weights: the prepacked panel (PackQ4KPanels) or packed here.
+    const uint8_t* wq;
+    const int32_t *wsc, *wmm;
+    const float *wd, *we;
+    if (args.w_packed != nullptr) {  // Q4_K records (MicroKernel)
+      wq = static_cast<const uint8_t*>(args.w_packed) + (j0 / kNr) * panel_bytes;
+      wsc = wmm = nullptr;
+      wd = we = nullptr;
+    } else {
+      PackW(PanelCopy(args, j0, s), 0, subs, s);
+      wq = s->q8_w.data();
+      wsc = s->qk_w_sc.data();
+      wmm = s->qk_w_mins.data();
+      wd = s->qk_w_d.data();
+      we = s->qk_w_e.data();
+    }
     const int64_t cols = std::min<int64_t>(kNr, n_end - j0);
     for (int64_t i0 = 0; i0 < args.m; i0 += kMr) {
       const int64_t p = i0 / kMr;
       const int64_t rows = std::min<int64_t>(kMr, args.m - i0);
-      const bool full = rows == kMr && cols == kNr;
+      const bool full = cols == kNr;
       float* c = full ? args.c + i0 * args.ldc + j0 : edge;
       const int64_t ldc = full ? args.ldc : kNr;
       const uint8_t* ap = s->q8_a.data() + p * nsb * kGroups * kMr * 4;
       const float* ad = s->q8_a_scale.data() + p * nsb * kMr;
       const int32_t* abs = s->q8_a_corr.data() + p * nsb * (subs / 2) * kMr;
-      if (q6) {
-        MicroKernel<16, true>(nsb, ap, ad, abs, s->q8_w.data(), s->qk_w_sc.data(),
-                              s->qk_w_mins.data(), s->qk_w_d.data(), s->qk_w_e.data(), c, ldc);
-      } else {
-        MicroKernel<8, false>(nsb, ap, ad, abs, s->q8_w.data(), s->qk_w_sc.data(),
-                              s->qk_w_mins.data(), s->qk_w_d.data(), s->qk_w_e.data(), c, ldc);
-      }
+      const int r = static_cast<int>(rows);
+      const KernelFn kernel = q6   ? KernelFor<16, true, false>(r)
+                              : q4 ? KernelFor<8, false, true>(r)
+                                   : KernelFor<8, false, false>(r);
+      kernel(nsb, ap, ad, abs, wq, wsc, wmm, wd, we, c, ldc);
       if (!full) {
         for (int64_t r = 0; r < rows; ++r) {
           std::copy_n(edge + r * kNr, cols, args.c + (i0 + r) * args.ldc + j0);
         }
       }
     }
+  }
+}
+
+void PackQ4KPanels(const GemmArgs& args, uint8_t* out) {
+  CHECK(args.w_type == DType::kQ4_K);
+  const int64_t nsb = args.k / kQK_K;
+  GemmScratch s;
+  for (int64_t j0 = 0; j0 < args.n; j0 += kNr) {
+    PackW(args, j0, 8, &s);
+    uint8_t* dst = out + static_cast<size_t>(j0 / kNr * nsb) * kQ4KPanelBytesPerSuperBlock;
+    const auto append = [&dst](const auto& v) {
+      const size_t bytes = v.size() * sizeof(v[0]);
+      std::memcpy(dst, v.data(), bytes);
+      dst += bytes;
+    };
+    append(s.q8_w);  // the Q4_K records hold everything
   }
 }
 

@@ -1,6 +1,7 @@
 // Gemm against the naive double-precision reference for every weight type,
 // shape edge (partial MR x NR tiles, several k-slices) and ISA; column-range
-// splitting; and agreement with the decode path (VecDot).
+// splitting; bitwise batch invariance (any m, row order, column range); and
+// agreement with VecDot within the error bound.
 //
 // Error bound (docs/kernels.md): |C - C_ref| <= 1e-5 * sum_k |a'_ik * w'_jk|.
 #include "kernels/gemm.h"
@@ -9,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kernels/dot.h"
@@ -152,6 +155,78 @@ TEST_P(GemmTest, RowsAreBatchInvariant) {
       Gemm(isa, sa, 0, 40, &scratch);
       for (int64_t j = 0; j < 40; ++j)
         ASSERT_EQ(single[j], batch[row * 40 + j]) << IsaName(isa) << " row " << row;
+    }
+  }
+}
+
+// Batch invariance, bit for bit, for every ISA: a row's outputs do not
+// depend on m (1..20, 37, 64: full and partial register tiles), on the row's
+// place in the batch (shuffled rows) nor on the column range computed (the
+// engine's thread split: multiples of 32). The engine runs every matmul
+// through Gemm, so a token's K/V and logits are the same whether it was
+// decoded alone, batched with others or computed in any prefill chunk.
+// Where the ISA takes prepacked weights (GemmPrepackable), the batches use
+// them and the single rows do not: both give the same bits too.
+TEST_P(GemmTest, BatchInvariantBitwise) {
+  const DType type = GetParam();
+  const int64_t n = 166, k = 512, max_m = 64;  // 5 full 32-column panels + 6
+  Problem p(type, max_m, n, k, 21);
+  std::vector<uint8_t> packed;
+  const void* w_packed = nullptr;  // prepacked W, where the ISA takes it
+  const auto run = [&](Isa isa, const float* a, int64_t m, int64_t n_begin, int64_t n_end,
+                       float* c, GemmScratch* scratch) {
+    GemmArgs ga = p.args;
+    ga.m = m;
+    ga.a = a;
+    ga.c = c;
+    ga.w_packed = w_packed;
+    Gemm(isa, ga, n_begin, n_end, scratch);
+  };
+  const auto same_row = [&](const float* got, const float* want) {
+    return std::memcmp(got, want, n * sizeof(float)) == 0;
+  };
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    if (!IsaSupported(isa)) continue;
+    GemmScratch scratch;
+    std::vector<float> alone(max_m * n);
+    w_packed = nullptr;
+    for (int64_t i = 0; i < max_m; ++i) {
+      run(isa, p.a.data() + i * k, 1, 0, n, alone.data() + i * n, &scratch);
+    }
+    if (GemmPrepackable(isa, type)) {  // the batches below read the prepacked W
+      packed.assign(GemmPackedBytes(type, n, k), 0xAB);
+      PackWeightsForGemm(type, p.w.data(), p.args.w_row_bytes, n, k, packed.data());
+      w_packed = packed.data();
+    }
+    std::vector<int64_t> sizes;
+    for (int64_t m = 1; m <= 20; ++m) sizes.push_back(m);
+    sizes.insert(sizes.end(), {37, 64});
+    for (int64_t m : sizes) {
+      std::vector<float> c(m * n, NAN);
+      run(isa, p.a.data(), m, 0, n, c.data(), &scratch);
+      for (int64_t i = 0; i < m; ++i) {
+        ASSERT_TRUE(same_row(c.data() + i * n, alone.data() + i * n))
+            << IsaName(isa) << " m=" << m << " row " << i;
+      }
+      // Column ranges as the thread split makes them, each its own call.
+      std::vector<float> split(m * n, NAN);
+      for (auto [j0, j1] : {std::pair<int64_t, int64_t>{32, 160}, {0, 32}, {160, n}}) {
+        run(isa, p.a.data(), m, j0, j1, split.data(), &scratch);
+      }
+      ASSERT_EQ(std::memcmp(split.data(), c.data(), c.size() * sizeof(float)), 0)
+          << IsaName(isa) << " m=" << m << " column split";
+    }
+    // The same rows in another order, inside a batch of another size.
+    std::vector<int64_t> order(37);
+    for (int64_t i = 0; i < 37; ++i) order[i] = (i * 17 + 5) % 37;  // a permutation
+    std::vector<float> shuffled(37 * k), c(37 * n);
+    for (int64_t i = 0; i < 37; ++i) {
+      std::copy_n(p.a.data() + order[i] * k, k, shuffled.data() + i * k);
+    }
+    run(isa, shuffled.data(), 37, 0, n, c.data(), &scratch);
+    for (int64_t i = 0; i < 37; ++i) {
+      ASSERT_TRUE(same_row(c.data() + i * n, alone.data() + order[i] * n))
+          << IsaName(isa) << " shuffled row " << i;
     }
   }
 }
