@@ -3,11 +3,12 @@
 //   mneme serve -m MODEL.gguf [--host 127.0.0.1] [--port 8080] [--threads N]
 //               [--ctx-size N] [--kv-mem MiB] [--api-key KEY ...]
 //               [--session-ttl SECONDS] [--max-sessions N]
-//               [--session-busy queue|reject]
+//               [--session-busy queue|reject] [--context-overflow error|truncate]
 //
 // Every flag can also come from the environment (MNEME_HOST, MNEME_PORT,
 // MNEME_THREADS, MNEME_CTX_SIZE, MNEME_KV_MEM, MNEME_API_KEY (comma-separated
-// keys), MNEME_SESSION_TTL, MNEME_MAX_SESSIONS, MNEME_SESSION_BUSY); a flag
+// keys), MNEME_SESSION_TTL, MNEME_MAX_SESSIONS, MNEME_SESSION_BUSY,
+// MNEME_CONTEXT_OVERFLOW); a flag
 // on the command line wins. Runs until SIGINT or SIGTERM, then shuts down
 // gracefully: stops accepting, lets running turns finish for up to 10 s,
 // cancels the rest.
@@ -58,6 +59,7 @@ struct ServeOptions {
   int session_ttl = 3600;
   int64_t max_sessions = 100000;
   std::string session_busy = "queue";
+  std::string context_overflow = "error";
 };
 
 int Fail(const std::string& message) {
@@ -123,6 +125,7 @@ int RunServe(const ServeOptions& o) {
   co.api_keys = o.api_keys;
   co.busy = o.session_busy == "reject" ? session::BusyPolicy::kReject : session::BusyPolicy::kQueue;
   co.context_length = static_cast<int>(config->context_length);
+  co.truncate_overflow = o.context_overflow == "truncate";
   co.fingerprint = kv::ModelFingerprint(
       {WeightsIdentityOf(o.model), std::string(model::ArchName(config->arch)), "f16", 256});
   server::Metrics metrics;
@@ -231,6 +234,12 @@ void AddServeCommand(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"queue", "reject"}))
       ->envname("MNEME_SESSION_BUSY");
+  cmd->add_option("--context-overflow", o->context_overflow,
+                  "A conversation longer than the context: error (400) or truncate (drop the "
+                  "oldest turns after the system message)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"error", "truncate"}))
+      ->envname("MNEME_CONTEXT_OVERFLOW");
   cmd->callback([o] { SetExitCode(RunServe(*o)); });
 }
 

@@ -201,6 +201,25 @@ bool ChatService::PrepareSessionTurn(Turn* turn) {
     DropForkedSession(*turn);
     return false;
   }
+  // --context-overflow truncate: drop the oldest messages after the leading
+  // system message(s), one at a time, until the prompt leaves room for at
+  // least one generated token (the stored history keeps them; the next turn
+  // renders in full again). The default answers 400 (RunTurn).
+  if (options_.truncate_overflow) {
+    size_t first = 0;
+    while (first < messages.size() && messages[first].value("role", "") == "system") ++first;
+    const size_t keep_last = fresh.size();  // this turn's messages always stay
+    while (static_cast<int>(prompt->tokens.size()) >= options_.context_length &&
+           messages.size() > first + keep_last) {
+      messages.erase(messages.begin() + static_cast<long>(first));
+      prompt = BuildTurnPrompt(*chat_template_, *tokenizer_, messages, nullptr);
+      if (!prompt.ok()) {
+        SendError(w, api::ApiErrorFromStatus(prompt.status(), api::StatusOrigin::kChatTemplate));
+        DropForkedSession(*turn);
+        return false;
+      }
+    }
+  }
   turn->prompt = std::move(*prompt);
   return true;
 }

@@ -54,6 +54,9 @@ struct ChatServiceOptions {
   std::chrono::milliseconds busy_wait{60000};  // queue mode: longest wait for a turn
   int turn_workers = 16;                // threads that may wait for turn locks
   int context_length = 0;               // the model's
+  // A conversation longer than the context: 400 (false) or drop its oldest
+  // messages after the system prompt from this turn's prompt (true).
+  bool truncate_overflow = false;
   int chunk_tokens = 256;               // chunk hash size
   kv::Hash128 fingerprint;              // root of the chunk hashes
 };

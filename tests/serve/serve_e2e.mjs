@@ -369,4 +369,36 @@ try {
   console.log(`FAIL: session TTL: ${e.message}`);
 }
 await stop(shortTtl);
+
+// A conversation that outgrows the context: 400 by default; with
+// --context-overflow truncate the oldest turns leave the prompt instead.
+for (const mode of ["error", "truncate"]) {
+  const small = await startServer(["--ctx-size", "256", "--context-overflow", mode]);
+  try {
+    let session, status = 200, last;
+    const long = "and then the little dog ran to the park to play with a big red ball ".repeat(2);
+    for (let turn = 0; turn < 8 && status === 200; ++turn) {
+      const body = { messages: [{ role: "user", content: long }], max_tokens: 8 };
+      if (session) body.session_id = session;
+      const r = await chat(small.base, body);
+      status = r.status;
+      last = r.json;
+      if (r.status === 200) session = r.json.session_id;
+    }
+    if (mode === "error") {
+      assert.equal(status, 400);
+      assert.equal(last.error.code, "context_length_exceeded");
+    } else {
+      assert.equal(status, 200, JSON.stringify(last));
+      assert.ok(last.usage.prompt_tokens < 256);
+      const history = (await (await fetch(`${small.base}/v1/sessions/${session}`)).json()).messages;
+      assert.equal(history.length, 16, "the stored history keeps every turn");
+    }
+    console.log(`ok: context overflow (${mode})`);
+  } catch (e) {
+    ++failures;
+    console.log(`FAIL: context overflow (${mode}): ${e.message}`);
+  }
+  await stop(small);
+}
 process.exit(failures > 0 ? 1 : 0);
