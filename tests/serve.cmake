@@ -4,7 +4,9 @@
 # streaming, a three-turn session whose cached tokens cover the history,
 # 50 concurrent turns on one session serialized (exactly 50 exchanges), 200
 # sessions x 3 turns at once, a client gone mid-stream leaving its session
-# unchanged, /v1/sessions, the Responses API, raw completions, metrics, OpenAI-schema errors, API keys
+# unchanged, /v1/sessions, the Responses API, raw completions, metrics,
+# --session-busy reject (409), SIGTERM draining a running turn, context
+# overflow (400 or truncate), session TTL, OpenAI-schema errors, API keys
 # and session ownership, clean exit on SIGTERM.
 find_program(MNEME_NODE node)
 if(MNEME_NODE)

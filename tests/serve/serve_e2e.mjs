@@ -370,6 +370,52 @@ try {
 }
 await stop(shortTtl);
 
+// --session-busy reject: a turn on a session whose turn is running is a 409.
+const rejecting = await startServer(["--session-busy", "reject"]);
+try {
+  const first = await chat(rejecting.base, { messages: [{ role: "user", content: "Hi" }], max_tokens: 1 });
+  const session = first.json.session_id;
+  const abort = new AbortController();
+  const running = await fetch(`${rejecting.base}/v1/chat/completions`, { method: "POST", signal: abort.signal,
+    body: JSON.stringify({ session_id: session, stream: true, max_tokens: 1500,
+                           messages: [{ role: "user", content: "A long one." }] }) });
+  const reader = running.body.getReader();
+  await reader.read();  // that turn holds the session now
+  const busy = await chat(rejecting.base, { session_id: session, messages: [{ role: "user", content: "Me too" }] });
+  assert.equal(busy.status, 409);
+  assert.equal(busy.json.error.type, "invalid_request_error");
+  abort.abort();
+  await reader.closed.catch(() => {});
+  console.log("ok: --session-busy reject answers 409 while a turn runs");
+} catch (e) {
+  ++failures;
+  console.log(`FAIL: session busy reject: ${e.message}`);
+}
+await stop(rejecting);
+
+// SIGTERM while a turn streams: the turn finishes, then the server exits 0.
+const draining = await startServer();
+try {
+  const r = await fetch(`${draining.base}/v1/chat/completions`, { method: "POST",
+    body: JSON.stringify({ stream: true, max_tokens: 40, messages: [{ role: "user", content: "Go" }] }) });
+  const reader = r.body.getReader();
+  let text = new TextDecoder().decode((await reader.read()).value);
+  const exited = new Promise((resolve) => draining.child.on("exit", (code) => resolve(code)));
+  draining.child.kill("SIGTERM");
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  assert.ok(text.endsWith("data: [DONE]\n\n"), "the running turn completed");
+  assert.equal(await exited, 0);
+  console.log("ok: SIGTERM lets a running turn finish, then exits 0");
+} catch (e) {
+  ++failures;
+  console.log(`FAIL: graceful shutdown: ${e.message}`);
+  draining.child.kill("SIGKILL");
+}
+
 // A conversation that outgrows the context: 400 by default; with
 // --context-overflow truncate the oldest turns leave the prompt instead.
 for (const mode of ["error", "truncate"]) {
