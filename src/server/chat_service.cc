@@ -110,19 +110,13 @@ void ChatService::HandleHealth(const http::Request&, std::shared_ptr<http::Respo
 
 void ChatService::HandleChat(const http::Request& request,
                              std::shared_ptr<http::ResponseWriter> writer) {
-  if (metrics_ != nullptr) metrics_->RecordRequest();
-  const std::optional<std::string> owner = Authorize(request, writer.get());
-  if (!owner) return;
-  api::ParseOptions parse;
-  parse.vocab_size = static_cast<int32_t>(tokenizer_->vocab().size());
-  api::ApiResult<api::ChatCompletionRequest> req = api::ParseChatCompletionRequest(request.body, parse);
-  if (!req.ok()) return SendError(writer.get(), req.error());
-  if (!req->model.empty() && req->model != options_.model_name) {
-    return SendError(writer.get(), api::ModelNotFound(req->model));
-  }
+  auto accepted = Accept<api::ChatCompletionRequest>(request, writer.get(),
+                                                     api::ParseChatCompletionRequest);
+  if (!accepted) return;
+  const std::optional<std::string> owner = std::move(accepted->first);
+  api::ChatCompletionRequest chat = std::move(accepted->second);
   auto turn = std::make_shared<Turn>();
   turn->writer = std::move(writer);
-  api::ChatCompletionRequest chat = std::move(req).value();
   turn->new_messages = std::move(chat.messages);
   turn->sampling = std::move(chat.sampling);
   turn->max_tokens = chat.max_tokens;
@@ -476,17 +470,11 @@ void ChatService::FinishCompletion(Turn& turn, api::FinishReason reason, const a
 
 void ChatService::HandleCompletions(const http::Request& request,
                                     std::shared_ptr<http::ResponseWriter> writer) {
-  if (metrics_ != nullptr) metrics_->RecordRequest();
-  const std::optional<std::string> owner = Authorize(request, writer.get());
-  if (!owner) return;
-  api::ParseOptions parse;
-  parse.vocab_size = static_cast<int32_t>(tokenizer_->vocab().size());
-  api::ApiResult<api::CompletionRequest> parsed = api::ParseCompletionRequest(request.body, parse);
-  if (!parsed.ok()) return SendError(writer.get(), parsed.error());
-  api::CompletionRequest req = std::move(parsed).value();
-  if (!req.model.empty() && req.model != options_.model_name) {
-    return SendError(writer.get(), api::ModelNotFound(req.model));
-  }
+  auto accepted =
+      Accept<api::CompletionRequest>(request, writer.get(), api::ParseCompletionRequest);
+  if (!accepted) return;
+  const std::optional<std::string> owner = std::move(accepted->first);
+  api::CompletionRequest req = std::move(accepted->second);
   auto turn = std::make_shared<Turn>();
   turn->writer = std::move(writer);
   turn->owner = *owner;

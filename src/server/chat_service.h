@@ -107,6 +107,9 @@ class ChatService {
   void OnEvents(const std::shared_ptr<Turn>& turn);
   void Release(Turn* turn);  // drops the turn from live_
   void SendError(http::ResponseWriter* w, const api::ApiError& e);
+  template <typename Req, typename Parse>
+  std::optional<std::pair<std::string, Req>> Accept(const http::Request& request,
+                                                    http::ResponseWriter* writer, Parse parse);
   // Output of a turn, whatever the API: text deltas (streams only), a
   // failure (an error body, or an error event and a truncated stream).
   void Delta(Turn& turn, const std::string& text);

@@ -25,17 +25,11 @@ constexpr size_t kMaxStoredResponses = 100000;
 
 void ChatService::HandleResponses(const http::Request& request,
                                   std::shared_ptr<http::ResponseWriter> writer) {
-  if (metrics_ != nullptr) metrics_->RecordRequest();
-  const std::optional<std::string> owner = Authorize(request, writer.get());
-  if (!owner) return;
-  api::ParseOptions parse;
-  parse.vocab_size = static_cast<int32_t>(tokenizer_->vocab().size());
-  api::ApiResult<api::ResponsesRequest> parsed = api::ParseResponsesRequest(request.body, parse);
-  if (!parsed.ok()) return SendError(writer.get(), parsed.error());
-  api::ResponsesRequest req = std::move(parsed).value();
-  if (!req.model.empty() && req.model != options_.model_name) {
-    return SendError(writer.get(), api::ModelNotFound(req.model));
-  }
+  auto accepted =
+      Accept<api::ResponsesRequest>(request, writer.get(), api::ParseResponsesRequest);
+  if (!accepted) return;
+  const std::optional<std::string> owner = std::move(accepted->first);
+  api::ResponsesRequest req = std::move(accepted->second);
   auto turn = std::make_shared<Turn>();
   turn->writer = std::move(writer);
   turn->owner = *owner;

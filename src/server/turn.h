@@ -60,4 +60,28 @@ struct ChatService::Turn {
   bool done = false;
 };
 
+// The common start of a generation request: count it, check the key, parse
+// and validate the body with `parse`, check the model name. Answers the error
+// and returns nullopt when any step fails.
+template <typename Req, typename Parse>
+std::optional<std::pair<std::string, Req>> ChatService::Accept(const http::Request& request,
+                                                              http::ResponseWriter* writer,
+                                                              Parse parse) {
+  if (metrics_ != nullptr) metrics_->RecordRequest();
+  std::optional<std::string> owner = Authorize(request, writer);
+  if (!owner) return std::nullopt;
+  api::ParseOptions options;
+  options.vocab_size = static_cast<int32_t>(tokenizer_->vocab().size());
+  api::ApiResult<Req> parsed = parse(request.body, options);
+  if (!parsed.ok()) {
+    SendError(writer, parsed.error());
+    return std::nullopt;
+  }
+  if (!parsed->model.empty() && parsed->model != options_.model_name) {
+    SendError(writer, api::ModelNotFound(parsed->model));
+    return std::nullopt;
+  }
+  return std::make_pair(std::move(*owner), std::move(parsed).value());
+}
+
 }  // namespace mneme::server
