@@ -30,6 +30,15 @@
 // tests/logits.cmake): writes the raw logits of the first generation step
 // (after the whole prompt) to FILE as {"n_vocab":N,"logits":[...]}, each
 // float32 as %.9g (round-trips exactly; a non-finite value is null).
+//
+// Hidden flag --dump-steps FILE (for the greedy parity tests,
+// tests/generate_oracle.sh; greedy only, refused with --temp > 0): writes one
+// JSON line per generation step, the end-of-generation step included,
+//   {"step":i,"token":id,"runner_up":id,"margin":m,"next":[[id,m],...]}
+// where runner_up is the best other id (ties: the lowest) and margin is
+// logit[token] - logit[runner_up] on the raw float32 logits (%.9g; null when
+// not finite); "next" lists the 8 best other ids, best first (runner_up
+// first), each with logit[token] - logit[id] (a near tie can be three-way).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -67,6 +76,7 @@ struct GenerateOptions {
   bool timings = false;
   bool reference = false;
   std::string dump_logits;
+  std::string dump_steps;
   int kv_mem_mib = 256;
   std::string kv_type = "f16";
 };
@@ -185,12 +195,81 @@ Status DumpLogits(const std::string& path, std::span<const float> logits) {
   return Status::Ok();
 }
 
+// A float as JSON: %.9g (round-trips exactly), null when not finite.
+std::string JsonFloat(float v) {
+  if (!std::isfinite(v)) return "null";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(v));
+  return buffer;
+}
+
+// Writes --dump-steps' JSON lines (see the header comment).
+class StepDump {
+ public:
+  // Other ids listed per step ("next").
+  static constexpr size_t kNext = 8;
+
+  static Result<std::unique_ptr<StepDump>> Open(const std::string& path) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) return IoError("cannot open --dump-steps file '" + path + "'");
+    return std::unique_ptr<StepDump>(new StepDump(path, f));
+  }
+  ~StepDump() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  StepDump(const StepDump&) = delete;
+  StepDump& operator=(const StepDump&) = delete;
+
+  // Records that `token` was chosen from `logits` at generation step `step`.
+  void Add(int step, TokenId token, std::span<const float> logits) {
+    // The kNext best other ids, best first; strict comparisons keep the
+    // lowest id first among equal logits, and NaN never enters.
+    std::vector<TokenId> next;
+    for (size_t i = 0; i < logits.size(); ++i) {
+      const TokenId id = static_cast<TokenId>(i);
+      if (id == token || std::isnan(logits[i])) continue;
+      if (next.size() == kNext && !(logits[i] > logits[next.back()])) continue;
+      if (next.size() == kNext) next.pop_back();
+      auto at = next.end();
+      while (at != next.begin() && logits[i] > logits[*(at - 1)]) --at;
+      next.insert(at, id);
+    }
+    auto margin = [&](TokenId other) { return JsonFloat(logits[token] - logits[other]); };
+    std::string line = "{\"step\":" + std::to_string(step) +
+                       ",\"token\":" + std::to_string(token) + ",\"runner_up\":" +
+                       std::to_string(next.empty() ? kNoToken : next[0]) +
+                       ",\"margin\":" + (next.empty() ? "null" : margin(next[0])) + ",\"next\":[";
+    for (size_t i = 0; i < next.size(); ++i) {
+      if (i > 0) line += ',';
+      line += "[" + std::to_string(next[i]) + "," + margin(next[i]) + "]";
+    }
+    line += "]}\n";
+    std::fputs(line.c_str(), file_);
+  }
+
+  Status Close() {
+    const bool failed = std::ferror(file_) != 0;
+    const bool close_failed = std::fclose(file_) != 0;
+    file_ = nullptr;
+    if (failed || close_failed) return IoError("cannot write --dump-steps file '" + path_ + "'");
+    return Status::Ok();
+  }
+
+ private:
+  StepDump(std::string path, FILE* file) : path_(std::move(path)), file_(file) {}
+  std::string path_;
+  FILE* file_;
+};
+
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 int RunGenerate(const GenerateOptions& options) {
   if (options.n_predict < 0) return Fail("-n must be >= 0");
+  if (!options.dump_steps.empty() && options.temperature > 0.0f) {
+    return Fail("--dump-steps needs greedy decoding (--temp 0)");
+  }
   const auto load_start = std::chrono::steady_clock::now();
   Result<gguf::GgufFile> file = gguf::GgufFile::Open(options.model);
   if (!file.ok()) return Fail(file.status().message());
@@ -251,6 +330,13 @@ int RunGenerate(const GenerateOptions& options) {
     if (Status s = DumpLogits(options.dump_logits, *logits); !s.ok()) return Fail(s.message());
   }
 
+  std::unique_ptr<StepDump> steps;
+  if (!options.dump_steps.empty()) {
+    Result<std::unique_ptr<StepDump>> opened = StepDump::Open(options.dump_steps);
+    if (!opened.ok()) return Fail(opened.status().message());
+    steps = std::move(*opened);
+  }
+
   // A reply after prompt text keeps its leading space (SPM "▁word").
   IncrementalDecoder decoder(*tokenizer,
                              {.render_special = false, .continuation = !options.prompt.empty()});
@@ -259,6 +345,7 @@ int RunGenerate(const GenerateOptions& options) {
   bool context_full = false;
   while (static_cast<int>(generated.size()) < options.n_predict) {
     const TokenId id = sampler->Sample(*logits);
+    if (steps != nullptr) steps->Add(static_cast<int>(generated.size()), id, *logits);
     if (tokenizer->vocab().IsEog(id)) break;
     sampler->Accept(id);
     generated.push_back(id);
@@ -276,6 +363,9 @@ int RunGenerate(const GenerateOptions& options) {
     if (!logits.ok()) return Fail(logits.status().message());
   }
   const double gen_s = SecondsSince(gen_start);
+  if (steps != nullptr) {
+    if (Status s = steps->Close(); !s.ok()) return Fail(s.message());
+  }
 
   std::string tail;
   if (options.ids) {
@@ -338,6 +428,9 @@ void AddGenerateCommand(CLI::App& app) {
       ->group("");
   cmd->add_option("--dump-logits", options->dump_logits,
                   "Write the first step's logits to this file as JSON")
+      ->group("");
+  cmd->add_option("--dump-steps", options->dump_steps,
+                  "Write each greedy step's token, runner-up and margin as JSON lines")
       ->group("");
   cmd->callback([options] { SetExitCode(RunGenerate(*options)); });
 }
