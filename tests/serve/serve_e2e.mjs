@@ -239,6 +239,10 @@ check("errors in OpenAI's schema", async () => {
   assert.equal(model.status, 404);
   const route = await fetch(`${base}/v1/nothing`);
   assert.equal(route.status, 404);
+  const huge = await fetch(`${base}/v1/chat/completions`, { method: "POST",
+    body: JSON.stringify({ messages: [{ role: "user", content: "x".repeat(9 << 20) }] }) });
+  assert.equal(huge.status, 413);
+  assert.ok((await huge.json()).error.message.length > 0);
 });
 
 check("responses: previous_response_id chains and branches, get, delete, store=false, streaming", async () => {
