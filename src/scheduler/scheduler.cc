@@ -168,15 +168,19 @@ void Scheduler::ScheduleDecodes(engine::Batch* batch, int* budget) {
   }
 }
 
+void Scheduler::AddPrefillChunk(engine::Sequence* seq, engine::Batch* batch, int* budget) {
+  const int end = seq->num_computed + std::min(seq->num_uncomputed(), *budget);
+  Status s = batch->Add(seq, seq->num_computed, end, /*want_logits=*/end == seq->size());
+  CHECK(s.ok()) << s.ToString();
+  *budget -= end - seq->num_computed;
+}
+
 void Scheduler::SchedulePrefills(engine::Batch* batch, int* budget) {
   for (auto& up : running_) {
     Entry* e = up.get();
     if (*budget <= 0) return;
     if (e->done || e->seq.num_uncomputed() <= 1) continue;
-    const int end = e->seq.num_computed + std::min(e->seq.num_uncomputed(), *budget);
-    Status s = batch->Add(&e->seq, e->seq.num_computed, end, end == e->seq.size());
-    CHECK(s.ok()) << s.ToString();
-    *budget -= end - e->seq.num_computed;
+    AddPrefillChunk(&e->seq, batch, budget);
   }
 }
 
@@ -272,10 +276,7 @@ void Scheduler::Admit(engine::Batch* batch, int* budget) {
     running_.push_back(std::move(waiting_[index]));
     waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(index));
 
-    const int end = e->seq.num_computed + std::min(e->seq.num_uncomputed(), *budget);
-    s = batch->Add(&e->seq, e->seq.num_computed, end, end == e->seq.size());
-    CHECK(s.ok()) << s.ToString();
-    *budget -= end - e->seq.num_computed;
+    AddPrefillChunk(&e->seq, batch, budget);
   }
 }
 

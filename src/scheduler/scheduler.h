@@ -130,6 +130,9 @@ class Scheduler {
 
   void ScheduleDecodes(engine::Batch* batch, int* budget);
   void SchedulePrefills(engine::Batch* batch, int* budget);
+  // The next prefill chunk of `seq` (as many uncomputed tokens as the budget
+  // allows; logits when it reaches the end), taken from the budget.
+  static void AddPrefillChunk(engine::Sequence* seq, engine::Batch* batch, int* budget);
   void Admit(engine::Batch* batch, int* budget);
   // Index into waiting_ of the request to admit next, if any.
   std::optional<size_t> PickNext() const;
